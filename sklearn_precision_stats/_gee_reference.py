@@ -1,0 +1,131 @@
+"""The paper's Algorithms 1 and 2 run literally through statsmodels GEE.
+
+This is the reference engine (``engine="statsmodels"``): for every class it
+stacks one row per (record, classifier) prediction, keeps the rows in the
+class's subset and fits ``logit Pr(D = 1) = a + sum_c b_c f_c`` with
+:class:`statsmodels.genmod.generalized_estimating_equations.GEE`
+(binomial family, independence working correlation, clusters = records,
+robust covariance). Wald tests come from the fit, score tests from
+``compare_score_test`` against the intercept-only GEE. It is slow (an
+iterative fit per class and classifier) and exists to check the closed form
+and as a fallback.
+"""
+
+import warnings
+
+import numpy as np
+from scipy import stats
+
+__all__ = []
+
+
+def _fit(endog, exog, groups):
+    import statsmodels.api as sm
+    from statsmodels.tools.sm_exceptions import ConvergenceWarning
+
+    model = sm.GEE(
+        endog,
+        exog,
+        groups=groups,
+        family=sm.families.Binomial(),
+        cov_struct=sm.cov_struct.Independence(),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        try:
+            return model, model.fit()
+        except (ConvergenceWarning, np.linalg.LinAlgError, ValueError):
+            return model, None
+
+
+def _score_test(model, groups, endog):
+    null_model, null_fit = _fit(endog, np.ones((endog.shape[0], 1)), groups)
+    if null_fit is None:
+        return np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = model.compare_score_test(null_fit)
+    return np.nan if res is None else float(res["statistic"])
+
+
+def _class_rows(encoded, records, code, classifiers, target):
+    """Stacked rows of `classifiers` in the subset of class `code`."""
+    off = encoded.offset
+    y = encoded.y_true - off if off else encoded.y_true
+    endog, clf, groups = [], [], []
+    for j, c in enumerate(classifiers):
+        pred = encoded.preds[c] - off if off else encoded.preds[c]
+        if target == "precision":
+            rows = pred == code
+            response = y[rows] == code
+        else:
+            rows = y == code
+            response = pred[rows] == code
+        endog.append(response.astype(float))
+        clf.append(np.full(response.shape[0], j))
+        groups.append(records[rows])
+    return np.concatenate(endog), np.concatenate(clf), np.concatenate(groups)
+
+
+def gee_statistics(data, pairwise, omnibus, alpha):
+    """Replace the closed-form Wald and score results by statsmodels fits.
+
+    Parameters
+    ----------
+    data : ComparisonData
+    pairwise, omnibus : dict
+        Closed-form results; entries that are NaN there (undefined
+        statistics) stay NaN, everything else is refitted. Modified in
+        place and returned.
+    alpha : float
+        For the odds ratios' confidence intervals.
+    """
+    encoded = data.encoded
+    n_rows = encoded.y_true.shape[0]
+    records = data.record_codes if data.record_codes is not None else np.arange(n_rows)
+    n_clf = len(encoded.preds)
+    for k, code in enumerate(data.class_codes):
+        for c in range(1, n_clf):
+            endog, clf, groups = _class_rows(encoded, records, code, [0, c], data.target)
+            exog = np.column_stack([np.ones_like(endog), clf == 1]).astype(float)
+            model, fit = _fit(endog, exog, groups)
+            if np.isfinite(pairwise["wald_stat"][k, c - 1]):
+                if fit is None:
+                    wald, b, se = np.nan, np.nan, np.nan
+                else:
+                    b, se = fit.params[1], fit.bse[1]
+                    wald = (b / se) ** 2
+                pairwise["wald_stat"][k, c - 1] = wald
+                pairwise["log_or"][k, c - 1] = b
+                pairwise["log_or_se"][k, c - 1] = se
+            if np.isfinite(pairwise["score_stat"][k, c - 1]):
+                pairwise["score_stat"][k, c - 1] = _score_test(model, groups, endog)
+        if n_clf > 2:
+            endog, clf, groups = _class_rows(
+                encoded, records, code, list(range(n_clf)), data.target
+            )
+            exog = np.column_stack(
+                [np.ones_like(endog)] + [clf == c for c in range(1, n_clf)]
+            ).astype(float)
+            model, fit = _fit(endog, exog, groups)
+            if np.isfinite(omnibus["wald_stat"][k]):
+                if fit is None:
+                    omnibus["wald_stat"][k] = np.nan
+                else:
+                    b = fit.params[1:]
+                    cov = fit.cov_params()[1:, 1:]
+                    omnibus["wald_stat"][k] = float(b @ np.linalg.solve(cov, b))
+            if np.isfinite(omnibus["score_stat"][k]):
+                omnibus["score_stat"][k] = _score_test(model, groups, endog)
+        else:
+            omnibus["wald_stat"][k] = pairwise["wald_stat"][k, 0]
+            omnibus["score_stat"][k] = pairwise["score_stat"][k, 0]
+    # p-values and odds-ratio intervals from the refitted statistics.
+    z_crit = stats.norm.isf(alpha / 2)
+    pairwise["wald_pvalue"] = stats.chi2.sf(pairwise["wald_stat"], 1)
+    pairwise["score_pvalue"] = stats.chi2.sf(pairwise["score_stat"], 1)
+    pairwise["or_ci_low"] = np.exp(pairwise["log_or"] - z_crit * pairwise["log_or_se"])
+    pairwise["or_ci_high"] = np.exp(pairwise["log_or"] + z_crit * pairwise["log_or_se"])
+    omnibus["wald_pvalue"] = stats.chi2.sf(omnibus["wald_stat"], n_clf - 1)
+    omnibus["score_pvalue"] = stats.chi2.sf(omnibus["score_stat"], n_clf - 1)
+    return pairwise, omnibus

@@ -1,0 +1,402 @@
+"""McNemar's test and Salzberg's sign test for the accuracy of two classifiers.
+
+Both tests look only at the discordant records, those that one classifier
+gets right and the other gets wrong. With ``groups`` (the record id of each
+row when cross-validation is repeated), :func:`mcnemar_test` uses the
+clustered statistic of Durkalski et al. (2003), which is the robust GEE score
+test of equal accuracy with clusters = records, and reduces to McNemar's
+chi-square when every record has one row.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+from sklearn.utils import check_consistent_length
+from sklearn.utils.multiclass import unique_labels
+
+from ._classic_common import (
+    ConfidenceInterval,
+    _check_alternative,
+    _check_confidence_level,
+    _interval,
+    _TestResult,
+    _warn_undefined,
+)
+from ._validation import _as_label_array, _check_groups
+
+__all__ = ["McNemarResult", "SignTestResult", "mcnemar_test", "sign_test"]
+
+_METHODS = ("exact", "midp", "asymptotic", "corrected")
+
+
+@dataclass(frozen=True, repr=False)
+class McNemarResult(_TestResult):
+    """Result of :func:`mcnemar_test`.
+
+    Attributes
+    ----------
+    statistic : float
+        For ``method="exact"`` and ``"midp"``, the binomial count
+        ``n_a_only``; otherwise the chi-square statistic.
+    pvalue : float
+        Two-sided p-value.
+    df : int or None
+        Degrees of freedom of the chi-square statistic (1), or None for the
+        binomial methods.
+    method : str
+        The method used.
+    n_a_only, n_b_only : int
+        Rows that only classifier a (resp. b) predicts correctly.
+    accuracy_a, accuracy_b : float
+        Accuracies over all rows.
+    n_groups : int or None
+        Number of records (clusters) when ``groups`` was given.
+    standard_error : float
+        Standard error of ``accuracy_a - accuracy_b`` (clustered by record
+        when ``groups`` was given).
+    """
+
+    statistic: float
+    pvalue: float
+    df: int | None
+    method: str
+    n_a_only: int
+    n_b_only: int
+    accuracy_a: float
+    accuracy_b: float
+    n_groups: int | None = None
+    standard_error: float = field(default=math.nan, repr=False)
+
+    @property
+    def difference(self):
+        """Difference in accuracy, ``accuracy_a - accuracy_b``."""
+        return self.accuracy_a - self.accuracy_b
+
+    def confidence_interval(self, confidence_level=0.95):
+        """Wald confidence interval for ``accuracy_a - accuracy_b``.
+
+        The standard error is the paired (and, with ``groups``, record
+        clustered) sandwich estimate, whatever ``method`` was used for the
+        p-value.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Confidence level of the interval.
+
+        Returns
+        -------
+        ci : ConfidenceInterval
+            Named tuple with fields ``low`` and ``high``.
+        """
+        return _interval(
+            self.difference,
+            self.standard_error,
+            confidence_level,
+            "two-sided",
+            stats.norm,
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class SignTestResult(_TestResult):
+    """Result of :func:`sign_test`.
+
+    Attributes
+    ----------
+    statistic : int
+        ``n_a_only``, the number of rows classifier a gets right and
+        classifier b gets wrong.
+    pvalue : float
+        Binomial p-value for the chosen ``alternative``.
+    n_a_only, n_b_only : int
+        Discordant rows won by a and by b.
+    alternative : str
+        The alternative hypothesis.
+    """
+
+    statistic: int
+    pvalue: float
+    n_a_only: int
+    n_b_only: int
+    alternative: str
+
+    @property
+    def proportion(self):
+        """Share of the discordant rows won by classifier a."""
+        n = self.n_a_only + self.n_b_only
+        return self.n_a_only / n if n else math.nan
+
+    def confidence_interval(self, confidence_level=0.95):
+        """Clopper-Pearson interval for the share of discordant rows won by a.
+
+        The interval is one-sided when ``alternative`` is, as in
+        :func:`scipy.stats.binomtest`.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Confidence level of the interval.
+
+        Returns
+        -------
+        ci : ConfidenceInterval
+            Named tuple with fields ``low`` and ``high``.
+        """
+        level = _check_confidence_level(confidence_level)
+        n = self.n_a_only + self.n_b_only
+        if n == 0:
+            return ConfidenceInterval(math.nan, math.nan)
+        ci = stats.binomtest(
+            self.n_a_only, n, 0.5, alternative=self.alternative
+        ).proportion_ci(confidence_level=level, method="exact")
+        return ConfidenceInterval(float(ci.low), float(ci.high))
+
+
+def _correctness(y_true, y_pred_a, y_pred_b):
+    """Validate the three label arrays and return who got each row right."""
+    y_true = _as_label_array(y_true, "y_true")
+    y_pred_a = _as_label_array(y_pred_a, "y_pred_a")
+    y_pred_b = _as_label_array(y_pred_b, "y_pred_b")
+    check_consistent_length(y_true, y_pred_a, y_pred_b)
+    if y_true.shape[0] == 0:
+        raise ValueError("y_true is empty; at least one row is needed.")
+    # Rejects a mix of string and numeric labels and continuous scores passed
+    # by mistake instead of predicted labels.
+    unique_labels(y_true, y_pred_a, y_pred_b)
+    return y_pred_a == y_true, y_pred_b == y_true
+
+
+def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
+    """McNemar's test of equal accuracy of two classifiers on the same rows.
+
+    Only the discordant rows count: ``n_a_only`` rows that classifier a gets
+    right and b gets wrong, and ``n_b_only`` the other way round. Under the
+    null hypothesis of equal accuracy both are equally likely.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,)
+        True labels (any hashable values; multiclass is fine, a prediction
+        is correct when it equals the true label).
+    y_pred_a, y_pred_b : array-like of shape (n_rows,)
+        Predicted labels of the two classifiers, row by row.
+    method : {"exact", "midp", "asymptotic", "corrected"}, default=None
+        ``"exact"``: two-sided binomial test of ``n_a_only`` out of the
+        discordant rows. ``"midp"``: its mid-p version, which is less
+        conservative and recommended by Fagerland et al. (2013).
+        ``"asymptotic"``: the chi-square statistic
+        ``(n_a_only - n_b_only)**2 / (n_a_only + n_b_only)``.
+        ``"corrected"``: the same with Edwards' continuity correction, the
+        squared ``Z`` of the evaluation chapter's eq. (7.22).
+        None means ``"exact"``, or ``"asymptotic"`` when ``groups`` is given.
+    groups : array-like of shape (n_rows,), default=None
+        Record id of each row when records repeat, e.g. the out-of-fold
+        predictions of L repetitions of K-fold cross-validation stacked
+        together. The test is then the clustered McNemar test (Durkalski et
+        al. 2003), and only ``method="asymptotic"`` is available.
+
+    Returns
+    -------
+    result : McNemarResult
+        ``statistic``, ``pvalue``, ``df``, the discordant counts, both
+        accuracies and ``confidence_interval()`` for their difference.
+
+    Notes
+    -----
+    With ``groups``, let ``d_i`` be the number of rows of record ``i`` that
+    only a gets right minus the number that only b gets right. The statistic
+    is ``(sum_i d_i)**2 / sum_i d_i**2``, chi-square with 1 df. It is the
+    robust score test of a logistic GEE of correctness on the classifier
+    (independence working correlation, clusters = records), and equals the
+    ``"asymptotic"`` statistic when each record has a single row.
+
+    Pooling L repetitions of cross-validation as ``L * n`` independent rows
+    multiplies the discordant counts by about L but not their variance, so
+    the plain test rejects far too often; the clustered test holds its size.
+    Either way the test conditions on the data set: it does not include the
+    variance due to the choice of training sets.
+
+    When no row is discordant, the statistic and p-value are NaN and an
+    :class:`~sklearn_precision_stats.exceptions.UndefinedStatisticWarning`
+    is issued. The continuity correction is not applied when the discordant
+    counts are equal (as in R's ``mcnemar.test``), so the statistic is then 0.
+
+    References
+    ----------
+    McNemar, Q. (1947). Note on the sampling error of the difference between
+    correlated proportions or percentages. Psychometrika 12, 153-157.
+
+    Edwards, A. L. (1948). Note on the "correction for continuity" in testing
+    the significance of the difference between correlated proportions.
+    Psychometrika 13, 185-187.
+
+    Durkalski, V. L., Palesch, Y. Y., Lipsitz, S. R. and Rust, P. F. (2003).
+    Analysis of clustered matched-pair data. Statistics in Medicine 22,
+    2417-2428.
+
+    Fagerland, M. W., Lydersen, S. and Laake, P. (2013). The McNemar test for
+    binary matched-pairs data: mid-p and asymptotic are better than exact
+    conditional. BMC Medical Research Methodology 13, 91.
+
+    Examples
+    --------
+    >>> from sklearn_precision_stats import mcnemar_test
+    >>> y_true = [0, 1, 1, 0, 1, 1, 0, 1, 0, 1]
+    >>> y_a    = [0, 1, 1, 0, 1, 1, 0, 1, 1, 1]
+    >>> y_b    = [1, 0, 1, 0, 0, 1, 1, 0, 1, 1]
+    >>> res = mcnemar_test(y_true, y_a, y_b)
+    >>> res.n_a_only, res.n_b_only
+    (5, 0)
+    >>> round(res.pvalue, 4)
+    0.0625
+    >>> res = mcnemar_test(y_true, y_a, y_b, method="midp")
+    >>> round(res.pvalue, 4)
+    0.0312
+    """
+    if method is None:
+        method = "exact" if groups is None else "asymptotic"
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}.")
+    correct_a, correct_b = _correctness(y_true, y_pred_a, y_pred_b)
+    n_rows = correct_a.shape[0]
+    groups = _check_groups(groups, n_rows)
+    if groups is not None and method != "asymptotic":
+        raise ValueError(
+            f"method={method!r} is not available with groups: the discordant "
+            "rows of one record are not independent, so only the clustered "
+            "chi-square test applies. Use method='asymptotic' (or None)."
+        )
+
+    # +1 where only a is right, -1 where only b is right, 0 when concordant.
+    diff = correct_a.astype(np.int64) - correct_b.astype(np.int64)
+    n_a_only = int(np.count_nonzero(diff == 1))
+    n_b_only = int(np.count_nonzero(diff == -1))
+    n_discordant = n_a_only + n_b_only
+    accuracy_a = float(correct_a.mean())
+    accuracy_b = float(correct_b.mean())
+
+    if groups is None:
+        per_cluster, n_groups = diff, None
+        sizes = np.ones(n_rows)
+    else:
+        _, inverse = np.unique(groups, return_inverse=True)
+        per_cluster = np.bincount(inverse, weights=diff)
+        sizes = np.bincount(inverse)
+        n_groups = int(per_cluster.shape[0])
+    # Sandwich SE of the accuracy difference, residuals summed per record.
+    delta = (n_a_only - n_b_only) / n_rows
+    standard_error = float(
+        np.sqrt(np.sum((per_cluster - sizes * delta) ** 2)) / n_rows
+    )
+
+    common = dict(
+        method=method,
+        n_a_only=n_a_only,
+        n_b_only=n_b_only,
+        accuracy_a=accuracy_a,
+        accuracy_b=accuracy_b,
+        n_groups=n_groups,
+        standard_error=standard_error,
+    )
+    df = None if method in ("exact", "midp") else 1
+    if n_discordant == 0:
+        _warn_undefined(
+            "McNemar's test",
+            "no discordant rows: the two classifiers are right and wrong on "
+            "exactly the same rows",
+        )
+        return McNemarResult(math.nan, math.nan, df, **common)
+
+    if method in ("exact", "midp"):
+        k = min(n_a_only, n_b_only)
+        tail = stats.binom.cdf(k, n_discordant, 0.5)
+        if method == "midp":
+            # Half the probability of the observed count; equals 1 at k = n/2.
+            pvalue = 2.0 * (tail - 0.5 * stats.binom.pmf(k, n_discordant, 0.5))
+        else:
+            pvalue = 2.0 * tail
+        return McNemarResult(
+            float(n_a_only), float(min(1.0, pvalue)), df, **common
+        )
+
+    if groups is None:
+        numerator = float(n_a_only - n_b_only)
+        denominator = float(n_discordant)
+        if method == "corrected" and numerator != 0:
+            numerator = abs(numerator) - 1.0
+    else:
+        numerator = float(per_cluster.sum())
+        denominator = float(np.sum(per_cluster**2))
+    statistic = numerator**2 / denominator
+    return McNemarResult(
+        float(statistic), float(stats.chi2.sf(statistic, 1)), df, **common
+    )
+
+
+def sign_test(y_true, y_pred_a, y_pred_b, *, alternative="greater"):
+    """Salzberg's sign test: is classifier a more accurate than classifier b?
+
+    Among the discordant rows, count the ``n_a_only`` that a gets right and b
+    gets wrong. Under the null hypothesis that the two are equally accurate
+    on this data, it is binomial with ``n_a_only + n_b_only`` trials and
+    probability 1/2 (Salzberg 1997).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,)
+        True labels.
+    y_pred_a, y_pred_b : array-like of shape (n_rows,)
+        Predicted labels of the two classifiers, row by row.
+    alternative : {"greater", "less", "two-sided"}, default="greater"
+        ``"greater"``: a is more accurate than b, the one-sided test of the
+        contingency-table seed with a = system II and b = system I.
+        ``"two-sided"`` gives the exact McNemar test.
+
+    Returns
+    -------
+    result : SignTestResult
+        ``statistic`` (``n_a_only``), ``pvalue``, the discordant counts and
+        ``confidence_interval()`` for the share of discordant rows a wins.
+
+    Notes
+    -----
+    The p-value for ``"greater"`` is ``P[S >= n_a_only]`` for
+    ``S ~ Binomial(n_a_only + n_b_only, 1/2)``, computed by
+    :func:`scipy.stats.binomtest`. The rows must be independent: for
+    repeated cross-validation use :func:`mcnemar_test` with ``groups``.
+    When no row is discordant the p-value is NaN, with an
+    :class:`~sklearn_precision_stats.exceptions.UndefinedStatisticWarning`.
+
+    References
+    ----------
+    Salzberg, S. L. (1997). On comparing classifiers: pitfalls to avoid and a
+    recommended approach. Data Mining and Knowledge Discovery 1, 317-328.
+
+    Examples
+    --------
+    >>> from sklearn_precision_stats import sign_test
+    >>> y_true = [0, 1, 1, 0, 1, 1, 0, 1, 0, 1]
+    >>> y_a    = [0, 1, 1, 0, 1, 1, 0, 1, 1, 1]
+    >>> y_b    = [1, 0, 1, 0, 0, 1, 1, 0, 1, 1]
+    >>> res = sign_test(y_true, y_a, y_b)
+    >>> res.statistic, round(res.pvalue, 5)
+    (5, 0.03125)
+    """
+    _check_alternative(alternative)
+    correct_a, correct_b = _correctness(y_true, y_pred_a, y_pred_b)
+    n_a_only = int(np.count_nonzero(correct_a & ~correct_b))
+    n_b_only = int(np.count_nonzero(correct_b & ~correct_a))
+    n = n_a_only + n_b_only
+    if n == 0:
+        _warn_undefined(
+            "The sign test", "no discordant rows: nothing to count"
+        )
+        pvalue = math.nan
+    else:
+        pvalue = float(
+            stats.binomtest(n_a_only, n, 0.5, alternative=alternative).pvalue
+        )
+    return SignTestResult(n_a_only, pvalue, n_a_only, n_b_only, alternative)

@@ -1,0 +1,126 @@
+"""Input validation shared by the comparison functions and estimators."""
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import column_or_1d
+
+__all__ = []
+
+
+def _check_alpha(alpha):
+    if not isinstance(alpha, (int, float, np.floating)) or not 0 < alpha < 1:
+        raise ValueError(
+            f"alpha must be a number strictly between 0 and 1, got {alpha!r}; "
+            "use e.g. alpha=0.05 for 95% confidence intervals."
+        )
+    return float(alpha)
+
+
+def _as_label_array(values, name):
+    """Return `values` as a 1-D NumPy array of labels, with a clear error."""
+    if values is None:
+        raise ValueError(f"{name} is None; pass an array-like of class labels.")
+    # pandas Categorical and Series are accepted; column_or_1d copies nothing
+    # for 1-D arrays, which matters for 10^7-record inputs.
+    if hasattr(values, "to_numpy"):
+        values = values.to_numpy()
+    try:
+        arr = np.asarray(values)
+    except Exception as exc:  # ragged nested sequences and the like
+        raise ValueError(f"{name} could not be converted to an array: {exc}") from exc
+    if arr.ndim == 2 and 1 in arr.shape and arr.size:
+        arr = column_or_1d(arr, warn=False)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"{name} must be 1-D (one label per row), got an array of shape "
+            f"{arr.shape}; for probabilities or one-hot scores, pass the "
+            "predicted labels instead (e.g. estimator.predict(X))."
+        )
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise ValueError(
+            f"{name} contains NaN; every row needs a true and a predicted "
+            "label. Drop or impute the rows with missing labels first."
+        )
+    if arr.dtype.kind == "O":
+        # None or NaN among object labels cannot be ordered or compared.
+        mask = pd.isna(arr)
+        if mask.any():
+            raise ValueError(
+                f"{name} contains None or NaN at row {int(np.argmax(mask))}; "
+                "every row needs a label. Drop the rows with missing labels."
+            )
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name} has complex values; class labels must be "
+                         "integers, strings or other hashable values.")
+    return arr
+
+
+def _check_predictions(y_true, y_preds, reference):
+    """Validate `y_true` and the mapping of classifier name -> predictions.
+
+    Returns
+    -------
+    y_true : ndarray of shape (n_rows,)
+    names : list of str
+        Classifier names with the reference first.
+    preds : list of ndarray
+        Predictions in the order of `names`.
+    """
+    y_true = _as_label_array(y_true, "y_true")
+    if isinstance(y_preds, Mapping):
+        items = list(y_preds.items())
+    elif isinstance(y_preds, (list, tuple)) and all(
+        isinstance(item, tuple) and len(item) == 2 for item in y_preds
+    ):
+        items = list(y_preds)
+    else:
+        raise ValueError(
+            "y_preds must be a dict mapping classifier name to predicted labels "
+            "(e.g. {'nb': nb.predict(X), 'rf': rf.predict(X)}) or a list of "
+            f"(name, predictions) pairs, got {type(y_preds).__name__}."
+        )
+    if len(items) < 2:
+        raise ValueError(
+            f"y_preds must hold at least two classifiers to compare, got "
+            f"{len(items)}; add the predictions of a reference classifier."
+        )
+    names = [name for name, _ in items]
+    if len(set(names)) != len(names):
+        raise ValueError(f"classifier names in y_preds must be unique, got {names}.")
+    if y_true.shape[0] == 0:
+        raise ValueError("y_true is empty; at least one row is needed.")
+    preds = []
+    for name, pred in items:
+        pred = _as_label_array(pred, f"y_preds[{name!r}]")
+        if pred.shape[0] != y_true.shape[0]:
+            raise ValueError(
+                f"y_preds[{name!r}] has {pred.shape[0]} rows but y_true has "
+                f"{y_true.shape[0]}; every classifier must predict every row "
+                "of y_true, in the same order."
+            )
+        preds.append(pred)
+    if reference is None:
+        ref_index = 0
+    else:
+        if reference not in names:
+            raise ValueError(
+                f"reference={reference!r} is not one of the classifiers "
+                f"{names}; pass one of these names or None for the first."
+            )
+        ref_index = names.index(reference)
+    order = [ref_index] + [i for i in range(len(names)) if i != ref_index]
+    return y_true, [names[i] for i in order], [preds[i] for i in order]
+
+
+def _check_groups(groups, n_rows):
+    if groups is None:
+        return None
+    groups = _as_label_array(groups, "groups")
+    if groups.shape[0] != n_rows:
+        raise ValueError(
+            f"groups has {groups.shape[0]} entries but y_true has {n_rows} rows; "
+            "pass one record id per row (the record each row predicts)."
+        )
+    return groups
