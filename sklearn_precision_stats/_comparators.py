@@ -141,7 +141,9 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.estimator_type = None
+        # Declared a classifier so that cross_validate, GridSearchCV and
+        # check_cv stratify integer `cv` by class, as for the estimators.
+        tags.estimator_type = "classifier"
         return tags
 
 

@@ -112,16 +112,16 @@ def compare_precision(
     Examples
     --------
     >>> from sklearn_precision_stats import compare_precision
-    >>> y = [0, 0, 1, 1, 1, 1, 0, 1, 0, 1]
-    >>> nb = [0, 1, 1, 1, 0, 1, 0, 1, 1, 1]
-    >>> rf = [0, 0, 1, 1, 1, 1, 1, 1, 0, 1]
+    >>> y  = [0, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1]
+    >>> nb = [0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 0]
+    >>> rf = [0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1]
     >>> result = compare_precision(y, {"rf": rf, "nb": nb}, reference="rf")
     >>> result.table[["class", "classifier", "precision", "precision_reference"]]
        class classifier  precision  precision_reference
-    0      0         nb   0.666667             0.750000
-    1      1         nb   0.714286             0.857143
-    >>> round(result.get(1)["rp"], 4)
-    np.float64(0.8333)
+    0      0         nb      0.500             0.800000
+    1      1         nb      0.625             0.857143
+    >>> print(f"{result.get(1)['rp']:.4f}")
+    0.7292
     """
     return _compare(
         y_true, y_preds, reference, groups, labels, alpha, engine, target="precision"
@@ -179,14 +179,14 @@ def compare_recall(
     Examples
     --------
     >>> from sklearn_precision_stats import compare_recall
-    >>> y = [0, 0, 1, 1, 1, 1, 0, 1, 0, 1]
-    >>> a = [0, 1, 1, 1, 0, 1, 0, 1, 1, 1]
-    >>> b = [0, 0, 1, 1, 1, 1, 1, 1, 0, 0]
-    >>> result = compare_recall(y, {"a": a, "b": b})
-    >>> result.table[["class", "recall", "recall_reference"]]
-       class  recall  recall_reference
-    0      0  0.7500          0.500000
-    1      1  0.8333          0.833333
+    >>> y  = [0, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1]
+    >>> nb = [0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 0]
+    >>> rf = [0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1]
+    >>> result = compare_recall(y, {"rf": rf, "nb": nb}, reference="rf")
+    >>> result.table[["class", "recall", "recall_reference", "score_pvalue"]]
+       class    recall  recall_reference  score_pvalue
+    0      0  0.400000          0.800000      0.317311
+    1      1  0.714286          0.857143      0.563703
     """
     return _compare(
         y_true, y_preds, reference, groups, labels, alpha, engine, target="recall"

@@ -274,6 +274,7 @@ def diagnose(counts, pairwise, omnibus, classifier_names, class_names, metric="p
     explained = (
         empty[:, :1] | empty[:, 1:] | np.isin(P[:, :1], (0, 1)) | np.isin(P[:, 1:], (0, 1))
     )
+    undefined_input = empty[:, :1] | empty[:, 1:]
     for c, name in enumerate(classifier_names[1:]):
         tests = {
             "generalized score": pairwise["score_stat"][:, c],
@@ -281,19 +282,31 @@ def diagnose(counts, pairwise, omnibus, classifier_names, class_names, metric="p
             "Wald": pairwise["wald_stat"][:, c],
             ratio: pairwise["rp_pvalue"][:, c],
         }
-        for test, values in tests.items():
-            bad = np.isnan(values) & ~explained[:, c]
-            if test == "generalized score" or test == "weighted generalized score":
-                # Precisions of 0 or 1 do not by themselves break the score
-                # tests; only a zero variance of the score does.
-                bad = np.isnan(values) & ~empty[:, 0] & ~empty[:, c + 1]
-            if bad.any():
-                messages.append(
-                    f"The {test} test of {name!r} vs {classifier_names[0]!r} is "
-                    f"NaN for class(es) {listed(bad)}: the variance of the "
-                    "difference is zero (identical predictions for the class, "
-                    "or no record where the two disagree)."
-                )
+        # Group the classes by the set of tests that are NaN for them, so a
+        # degenerate class gives one message rather than one per test.
+        by_tests = {}
+        for k in range(len(class_names)):
+            failed = tuple(
+                test
+                for test, values in tests.items()
+                if np.isnan(values[k])
+                and not undefined_input[k, c]
+                # Infinite log odds already explain a NaN Wald test or ratio.
+                and not (test in ("Wald", ratio) and explained[k, c])
+            )
+            if failed:
+                by_tests.setdefault(failed, []).append(k)
+        for failed, ks in by_tests.items():
+            mask = np.zeros(len(class_names), dtype=bool)
+            mask[ks] = True
+            names = ", ".join(failed[:-1]) + (" and " if len(failed) > 1 else "") + failed[-1]
+            messages.append(
+                f"The {names} test{'s' if len(failed) > 1 else ''} of {name!r} vs "
+                f"{classifier_names[0]!r} {'are' if len(failed) > 1 else 'is'} NaN "
+                f"for class(es) {listed(mask)}: the variance estimate is zero "
+                "(identical predictions for the class, both "
+                f"{metric}s 0 or both 1, or no record where the two disagree)."
+            )
     if len(classifier_names) > 2:
         bad = (np.isnan(omnibus["score_stat"]) | np.isnan(omnibus["wald_stat"])) & ~(
             empty.any(axis=1)

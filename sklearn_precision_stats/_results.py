@@ -208,7 +208,7 @@ class PrecisionComparison:
         if rows.empty:
             raise KeyError(
                 f"Class {label!r} is not in this comparison; its classes are "
-                f"{list(self.classes)}."
+                f"{np.asarray(self.classes).tolist()}."
             )
         return rows.iloc[0]
 
@@ -306,7 +306,7 @@ class PrecisionComparison:
         return summ
 
     def __repr__(self):
-        classes = list(self.classes)
+        classes = np.asarray(self.classes).tolist()
         shown = classes if len(classes) <= 6 else classes[:5] + ["..."]
         return (
             f"{type(self).__name__}(metric={self.metric!r}, "

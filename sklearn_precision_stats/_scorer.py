@@ -21,10 +21,11 @@ class _ComparisonScorer:
         result = comparator.compare(X, y)
         label = self.label
         if label is None:
+            classes = np.asarray(result.classes).tolist()
             raise ValueError(
                 "label is needed: the comparison is per class and has classes "
-                f"{list(result.classes)}; make the scorer with "
-                f"make_comparison_scorer(..., label={result.classes[-1]!r})."
+                f"{classes}; make the scorer with "
+                f"make_comparison_scorer(..., label={classes[-1]!r})."
             )
         row = result.get(label, self.classifier)
         if self.output == "rp":

@@ -1,0 +1,44 @@
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+REFERENCE = SHARED / "reference"
+DATA = SHARED / "data"
+
+
+def make_correlated_predictions(n_records, n_classes, n_classifiers, *, accuracy=0.7,
+                                agreement=0.5, repeats=1, seed=0, labels=None):
+    """Truth and predictions of several classifiers that share errors.
+
+    Each classifier copies a common "shared" prediction with probability
+    `agreement`, else predicts on its own (correct with prob. `accuracy`).
+    With ``repeats > 1`` every record is predicted `repeats` times with fresh
+    noise (stacked cross-validation rows); `groups` gives the record ids.
+    """
+    rng = np.random.default_rng(seed)
+    y_rec = rng.integers(0, n_classes, n_records)
+    y = np.tile(y_rec, repeats)
+    groups = np.tile(np.arange(n_records), repeats)
+    n = y.shape[0]
+
+    def noisy(acc):
+        wrong = (y + rng.integers(1, n_classes, n)) % n_classes
+        return np.where(rng.random(n) < acc, y, wrong)
+
+    shared = noisy(accuracy)
+    preds = {}
+    for c in range(n_classifiers):
+        own = noisy(accuracy - 0.05 * c)
+        preds[f"clf{c}"] = np.where(rng.random(n) < agreement, shared, own)
+    if labels is not None:
+        labels = np.asarray(labels)
+        y = labels[y]
+        preds = {k: labels[v] for k, v in preds.items()}
+    return y, preds, groups
+
+
+@pytest.fixture
+def correlated():
+    return make_correlated_predictions

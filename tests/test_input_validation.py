@@ -1,0 +1,77 @@
+"""Bad input gets a ValueError that names the argument and the fix."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sklearn_precision_stats import compare_precision, compare_recall
+
+Y = np.array([0, 1, 1, 0, 1, 2])
+P = {"a": np.array([0, 1, 0, 0, 1, 2]), "b": np.array([1, 1, 1, 0, 0, 2])}
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(y_true=Y[:-1]), "y_preds\\['a'\\] has 6 rows but y_true has 5"),
+        (dict(y_preds={"a": P["a"]}), "at least two classifiers"),
+        (dict(y_preds=[P["a"], P["b"]]), "y_preds must be a dict"),
+        (dict(y_preds={"a": P["a"], "b": P["b"][:3]}), "y_preds\\['b'\\] has 3 rows"),
+        (dict(reference="c"), "reference='c' is not one of the classifiers"),
+        (dict(labels=[0, 7]), "label 7 in labels does not occur"),
+        (dict(labels=[0, 0]), "labels contains duplicates"),
+        (dict(y_true=np.array([0, 1, np.nan, 0, 1, 2])), "y_true contains NaN"),
+        (dict(y_true=np.ones((6, 2))), "y_true must be 1-D"),
+        (dict(y_true=[], y_preds={"a": [], "b": []}), "y_true is empty"),
+        (dict(alpha=1.5), "alpha must be a number strictly between 0 and 1"),
+        (dict(engine="R"), "engine must be one of"),
+        (dict(groups=[1, 2]), "groups has 2 entries but y_true has 6 rows"),
+        (dict(y_true=np.array(["a", None, "b", "a", "b", "a"], dtype=object)),
+         "y_true contains None or NaN at row 1"),
+        (dict(y_true=np.array([0, "x", 1, 0, 1, 2], dtype=object)), "could not be sorted"),
+    ],
+)
+@pytest.mark.parametrize("func", [compare_precision, compare_recall])
+def test_bad_input_raises_clear_error(func, kwargs, match):
+    args = dict(y_true=Y, y_preds=P)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        func(args.pop("y_true"), args.pop("y_preds"), **args)
+
+
+def test_accepts_pandas_lists_and_column_vectors():
+    base = compare_precision(Y, P, labels=[1])
+    as_series = compare_precision(pd.Series(Y), {k: pd.Series(v) for k, v in P.items()},
+                                  labels=[1])
+    as_list = compare_precision(Y.tolist(), [(k, v.tolist()) for k, v in P.items()],
+                                labels=[1])
+    column = compare_precision(Y[:, None], {k: v[:, None] for k, v in P.items()}, labels=[1])
+    for other in (as_series, as_list, column):
+        pd.testing.assert_frame_equal(base.table, other.table)
+
+
+def test_labels_select_and_order_classes():
+    result = compare_precision(Y, P, labels=[2, 0])
+    assert result.table["class"].tolist() == [2, 0]
+    full = compare_precision(Y, P).table.set_index("class")
+    np.testing.assert_allclose(result.table.set_index("class").loc[[2, 0], "precision"],
+                               full.loc[[2, 0], "precision"])
+
+
+def test_reference_is_first_column_of_comparison():
+    result = compare_precision(Y, P, reference="b")
+    assert result.reference == "b"
+    assert set(result.table["classifier"]) == {"a"}
+    assert result.classifiers == ["b", "a"]
+
+
+def test_get_and_getitem_errors():
+    result = compare_precision(Y, P)
+    with pytest.raises(KeyError, match="use one of"):
+        result["auc"]
+    with pytest.raises(KeyError, match=re.escape("Class 9 is not in this comparison")):
+        result.get(9)
+    with pytest.raises(ValueError, match="not a compared classifier"):
+        result.get(1, "zzz")

@@ -1,0 +1,78 @@
+"""Undefined statistics: NaN, a warning naming class and reason, no crash."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from sklearn_precision_stats import UndefinedStatisticWarning, compare_precision
+
+
+def test_classifier_never_predicts_a_class():
+    y = np.array([0, 1, 2, 2, 1, 0, 2, 1])
+    preds = {"a": np.array([0, 1, 2, 2, 1, 0, 1, 1]), "b": np.array([0, 1, 1, 1, 1, 0, 1, 0])}
+    with pytest.warns(UndefinedStatisticWarning, match=r"'b' never predicts class\(es\) 2"):
+        result = compare_precision(y, preds)
+    row = result.get(2)
+    assert np.isfinite(row["precision_reference"])  # 'a', the reference, predicts 2
+    assert np.isnan(row["precision"])
+    for col in ("score_stat", "wgs_stat", "wald_stat", "rp", "rp_pvalue"):
+        assert np.isnan(row[col]), col
+    # Other classes are still reported.
+    assert np.isfinite(result.get(1)["score_stat"])
+
+
+def test_class_only_in_truth_is_reported_as_undefined():
+    y = np.array([0, 1, 2, 0, 1, 2])
+    preds = {"a": np.array([0, 1, 1, 0, 1, 0]), "b": np.array([0, 0, 1, 0, 1, 1])}
+    with pytest.warns(UndefinedStatisticWarning, match="never predicts"):
+        result = compare_precision(y, preds)
+    assert 2 in result.table["class"].tolist()
+    assert np.isnan(result.get(2)["precision"])
+
+
+def test_precision_of_one_makes_wald_nan_but_keeps_score_and_rp():
+    y = np.array([1, 1, 1, 0, 0, 1, 0, 1, 1, 0])
+    preds = {"a": np.array([1, 1, 1, 0, 0, 1, 0, 0, 1, 0]),  # precision 1 for class 1
+             "b": np.array([1, 1, 0, 1, 0, 1, 1, 1, 1, 0])}
+    with pytest.warns(UndefinedStatisticWarning, match="precision of 'a' is 1 for class"):
+        result = compare_precision(y, preds)
+    row = result.get(1)
+    assert np.isnan(row["wald_stat"]) and np.isnan(row["log_or"])
+    assert np.isfinite(row["score_stat"]) and np.isfinite(row["rp"])
+    assert np.isfinite(row["rp_ci_low"])
+
+
+def test_identical_predictions():
+    y = np.array([0, 1, 1, 0, 1, 0, 1, 1])
+    p = np.array([0, 1, 0, 0, 1, 1, 1, 1])
+    with pytest.warns(UndefinedStatisticWarning, match="variance estimate is zero"):
+        result = compare_precision(y, {"a": p, "b": p.copy()})
+    row = result.get(1)
+    assert row["rp"] == 1.0 and row["log_or"] == 0.0
+    for col in ("score_stat", "wgs_stat", "wald_stat", "rp_pvalue", "rp_se_log"):
+        assert np.isnan(row[col]), col
+
+
+def test_omnibus_nan_with_message_when_one_classifier_is_degenerate():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 80)
+    preds = {"a": np.where(rng.random(80) < 0.8, y, 1 - y),
+             "b": np.where(rng.random(80) < 0.7, y, 1 - y),
+             "c": np.zeros(80, dtype=int)}  # never predicts class 1
+    with pytest.warns(UndefinedStatisticWarning, match="'c' never predicts"):
+        result = compare_precision(y, preds)
+    omni = result.omnibus.set_index("class")
+    assert np.isnan(omni.loc[1, "score_stat"]) and np.isnan(omni.loc[1, "wald_stat"])
+    assert np.isfinite(result.get(1, "b")["score_stat"])
+
+
+def test_no_warning_when_everything_is_defined():
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 3, 300)
+    preds = {k: np.where(rng.random(300) < acc, y, rng.integers(0, 3, 300))
+             for k, acc in (("a", 0.7), ("b", 0.6))}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = compare_precision(y, preds)
+    assert np.isfinite(result.table.select_dtypes("number").to_numpy()).all()
