@@ -38,7 +38,7 @@ def demo(random_state=0, stream=None):
     )
     comparator = PairedPrecisionComparator(
         {
-            "rf": RandomForestClassifier(n_estimators=200, random_state=random_state),
+            "rf": RandomForestClassifier(n_estimators=100, random_state=random_state),
             "nb": GaussianNB(),
         },
         reference="rf",

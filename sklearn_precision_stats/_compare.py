@@ -96,6 +96,14 @@ def compare_precision(
     The tests condition on the test records: they do not include the
     variance due to the choice of training set.
 
+    WGS is defined for paired rows (one row per record and classifier). With
+    `groups`, each classifier's own score variance is replaced by its null
+    model value ``P (1 - P) sum_i m_i^2`` (``m_i`` = the record's rows in the
+    class's subset, ``P`` the pooled precision), which treats a record's
+    repeated rows as fully correlated. It reduces to Kosinski's statistic on
+    paired rows and, like every other statistic here, is unchanged when each
+    record's rows are repeated identically.
+
     References
     ----------
     .. [1] Leisenring, Alonzo and Pepe (2000). Comparisons of predictive

@@ -193,21 +193,31 @@ def counts_from_joint_table(table, n_classifiers, target="precision"):
                 continue
             ycd = marginal(0, c + 1, d + 1)  # (..., K_true, K_c, K_d)
             both_hit = np.einsum("...kkk->...k", ycd)
-            if target == "precision":
-                # Records that both classifiers assign to class k.
-                both = np.einsum("...jkk->...k", ycd)
-                block = [[both_hit, 0.0], [0.0, both - both_hit]]
-            else:
-                hit_c, hit_d = successes[..., c], successes[..., d]
-                block = [
-                    [both_hit, hit_c - both_hit],
-                    [hit_d - both_hit, n_true - hit_c - hit_d + both_hit],
-                ]
-            for a in range(2):
-                for b in range(2):
-                    cross[..., c, d, a, b] = block[a][b]
-                    cross[..., d, c, b, a] = block[a][b]
+            # Records that both classifiers assign to class k (precision).
+            both = np.einsum("...jkk->...k", ycd) if target == "precision" else None
+            _fill_pair_cross(cross, c, d, target, both_hit, both, successes, n_true)
     return MarginalCounts(successes, failures, cross)
+
+
+def _fill_pair_cross(cross, c, d, target, both_hit, both, successes, n_true):
+    """Cross sums of classifiers c != d with one row per record.
+
+    A record contributes to both subsets of class k when, for precision,
+    both classifiers predict k (`both`, of which `both_hit` are truly k) and,
+    for recall, whenever it is truly k (`n_true`).
+    """
+    if target == "precision":
+        block = [[both_hit, 0.0], [0.0, both - both_hit]]
+    else:
+        hit_c, hit_d = successes[..., c], successes[..., d]
+        block = [
+            [both_hit, hit_c - both_hit],
+            [hit_d - both_hit, n_true - hit_c - hit_d + both_hit],
+        ]
+    for a in range(2):
+        for b in range(2):
+            cross[..., c, d, a, b] = block[a][b]
+            cross[..., d, c, b, a] = block[a][b]
 
 
 def _fill_diagonal_cross(cross, c, successes, failures):
@@ -251,19 +261,8 @@ def counts_pairwise_paired(encoded, target="precision"):
         _fill_diagonal_cross(cross, c, successes[:, c], failures[:, c])
         for d in range(c + 1, n_clf):
             both_hit = count(y, hit[c] & hit[d])
-            if target == "precision":
-                both = count(preds[c], preds[c] == preds[d])
-                block = [[both_hit, 0.0], [0.0, both - both_hit]]
-            else:
-                hc, hd = successes[:, c], successes[:, d]
-                block = [
-                    [both_hit, hc - both_hit],
-                    [hd - both_hit, n_true - hc - hd + both_hit],
-                ]
-            for a in range(2):
-                for b in range(2):
-                    cross[:, c, d, a, b] = block[a][b]
-                    cross[:, d, c, b, a] = block[a][b]
+            both = count(preds[c], preds[c] == preds[d]) if target == "precision" else None
+            _fill_pair_cross(cross, c, d, target, both_hit, both, successes, n_true)
     return MarginalCounts(successes, failures, cross)
 
 

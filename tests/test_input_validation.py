@@ -8,6 +8,8 @@ import pytest
 
 from sklearn_precision_stats import compare_precision, compare_recall
 
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn_precision_stats.UndefinedStatisticWarning")
+
 Y = np.array([0, 1, 1, 0, 1, 2])
 P = {"a": np.array([0, 1, 0, 0, 1, 2]), "b": np.array([1, 1, 1, 0, 0, 2])}
 

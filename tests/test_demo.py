@@ -1,0 +1,34 @@
+import io
+import subprocess
+import sys
+import time
+
+from sklearn_precision_stats.__main__ import demo, main
+
+
+def test_demo_prints_table_and_summary_quickly():
+    stream = io.StringIO()
+    start = time.perf_counter()
+    result = demo(stream=stream)
+    assert time.perf_counter() - start < 30
+    text = stream.getvalue()
+    assert "GaussianNB ('nb') vs a random forest" in text
+    assert "Paired comparison of precision" in text
+    assert len(result.table) == 10 and set(result.table["classifier"]) == {"nb"}
+
+
+def test_module_entry_point():
+    proc = subprocess.run([sys.executable, "-m", "sklearn_precision_stats", "demo"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Omnibus" not in proc.stdout  # two classifiers: no omnibus section
+    assert "Reference:" in proc.stdout
+
+
+def test_main_requires_a_command(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as exc:
+        main([])
+    assert exc.value.code == 2
+    assert "demo" in capsys.readouterr().err
