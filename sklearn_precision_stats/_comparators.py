@@ -9,7 +9,7 @@ from sklearn.utils import Bunch
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from ._compare import compare_precision
-from ._validation import _check_alpha
+from ._validation import _check_alpha, _named_items
 
 __all__ = ["PairedPrecisionComparator"]
 
@@ -24,26 +24,13 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
 
     def _named_estimators(self):
         """Validated list of (name, estimator) pairs."""
-        estimators = self.estimators
-        if isinstance(estimators, Mapping):
-            items = list(estimators.items())
-        elif isinstance(estimators, (list, tuple)) and all(
-            isinstance(item, tuple) and len(item) == 2 for item in estimators
-        ):
-            items = list(estimators)
-        else:
-            raise ValueError(
-                "estimators must be a dict name -> estimator or a list of "
-                "(name, estimator) pairs, e.g. {'nb': GaussianNB(), 'rf': "
-                f"RandomForestClassifier()}}; got {type(estimators).__name__}."
-            )
-        if len(items) < 2:
-            raise ValueError(
-                f"estimators must hold at least two classifiers, got {len(items)}."
-            )
-        names = [name for name, _ in items]
-        if len(set(names)) != len(names):
-            raise ValueError(f"estimator names must be unique, got {names}.")
+        items = _named_items(
+            self.estimators,
+            "estimators",
+            "a dict name -> estimator or a list of (name, estimator) pairs, "
+            "e.g. {'nb': GaussianNB(), 'rf': RandomForestClassifier()}",
+            "add a reference estimator",
+        )
         for name, est in items:
             if not isinstance(name, str) or "__" in name or not name:
                 raise ValueError(
@@ -59,6 +46,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
                 raise ValueError(
                     f"estimator {name!r} ({est!r}) must implement fit and predict."
                 )
+        names = [name for name, _ in items]
         if self.reference is not None and self.reference not in names:
             raise ValueError(
                 f"reference={self.reference!r} is not one of the estimators "

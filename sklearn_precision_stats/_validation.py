@@ -57,6 +57,31 @@ def _as_label_array(values, name):
     return arr
 
 
+def _named_items(obj, name, expected, fix):
+    """(name, value) pairs from a dict or a list of pairs; at least two.
+
+    Used for ``y_preds`` and for the comparators' ``estimators``, which
+    accept the same two forms as :class:`sklearn.ensemble.VotingClassifier`.
+    """
+    if isinstance(obj, Mapping):
+        items = list(obj.items())
+    elif isinstance(obj, (list, tuple)) and all(
+        isinstance(item, tuple) and len(item) == 2 for item in obj
+    ):
+        items = list(obj)
+    else:
+        raise ValueError(f"{name} must be {expected}; got {type(obj).__name__}.")
+    if len(items) < 2:
+        raise ValueError(
+            f"{name} must hold at least two classifiers to compare, got "
+            f"{len(items)}; {fix}."
+        )
+    names = [key for key, _ in items]
+    if len(set(names)) != len(names):
+        raise ValueError(f"the names in {name} must be unique, got {names}.")
+    return items
+
+
 def _check_predictions(y_true, y_preds, reference):
     """Validate `y_true` and the mapping of classifier name -> predictions.
 
@@ -69,26 +94,15 @@ def _check_predictions(y_true, y_preds, reference):
         Predictions in the order of `names`.
     """
     y_true = _as_label_array(y_true, "y_true")
-    if isinstance(y_preds, Mapping):
-        items = list(y_preds.items())
-    elif isinstance(y_preds, (list, tuple)) and all(
-        isinstance(item, tuple) and len(item) == 2 for item in y_preds
-    ):
-        items = list(y_preds)
-    else:
-        raise ValueError(
-            "y_preds must be a dict mapping classifier name to predicted labels "
-            "(e.g. {'nb': nb.predict(X), 'rf': rf.predict(X)}) or a list of "
-            f"(name, predictions) pairs, got {type(y_preds).__name__}."
-        )
-    if len(items) < 2:
-        raise ValueError(
-            f"y_preds must hold at least two classifiers to compare, got "
-            f"{len(items)}; add the predictions of a reference classifier."
-        )
+    items = _named_items(
+        y_preds,
+        "y_preds",
+        "a dict mapping classifier name to predicted labels (e.g. {'nb': "
+        "nb.predict(X), 'rf': rf.predict(X)}) or a list of (name, predictions) "
+        "pairs",
+        "add the predictions of a reference classifier",
+    )
     names = [name for name, _ in items]
-    if len(set(names)) != len(names):
-        raise ValueError(f"classifier names in y_preds must be unique, got {names}.")
     if y_true.shape[0] == 0:
         raise ValueError("y_true is empty; at least one row is needed.")
     preds = []
