@@ -50,6 +50,53 @@ class _TestResult:
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
+@dataclass(frozen=True, repr=False)
+class _IntervalResult(_TestResult):
+    """Base class for results with a confidence interval.
+
+    Subclasses give the estimate, standard error, alternative and null
+    distribution of a Wald-type interval in ``_interval_inputs``, or
+    override ``_interval(level)`` for another kind of interval.
+    """
+
+    def _interval_inputs(self):
+        raise NotImplementedError
+
+    def _interval(self, level):
+        estimate, standard_error, alternative, distribution = self._interval_inputs()
+        if not (np.isfinite(estimate) and np.isfinite(standard_error)):
+            return ConfidenceInterval(math.nan, math.nan)
+        if alternative == "two-sided":
+            half = distribution.ppf(0.5 + level / 2) * standard_error
+            return ConfidenceInterval(float(estimate - half), float(estimate + half))
+        half = distribution.ppf(level) * standard_error
+        if alternative == "greater":
+            return ConfidenceInterval(float(estimate - half), math.inf)
+        return ConfidenceInterval(-math.inf, float(estimate + half))
+
+    def confidence_interval(self, confidence_level=0.95):
+        """Confidence interval for the estimate named in the class docstring.
+
+        Unless the class docstring says otherwise, ``estimate -/+ q *
+        standard_error`` with ``q`` a quantile of the test's null
+        distribution (normal or t). As in :func:`scipy.stats.ttest_rel`, a
+        one-sided ``alternative`` gives a one-sided interval with an infinite
+        bound.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Confidence level of the interval.
+
+        Returns
+        -------
+        ci : ConfidenceInterval
+            Named tuple with fields ``low`` and ``high`` (NaN when the
+            statistic is undefined).
+        """
+        return self._interval(_check_confidence_level(confidence_level))
+
+
 def _check_alternative(alternative):
     if alternative not in _ALTERNATIVES:
         raise ValueError(
@@ -76,24 +123,6 @@ def _pvalue(statistic, alternative, distribution):
     if alternative == "less":
         return float(distribution.cdf(statistic))
     return float(min(1.0, 2.0 * distribution.sf(abs(statistic))))
-
-
-def _interval(estimate, standard_error, confidence_level, alternative, distribution):
-    """Wald-type interval ``estimate -/+ q * se``, one-sided when asked for.
-
-    As in :func:`scipy.stats.ttest_rel`, a one-sided alternative gives a
-    one-sided interval with an infinite bound on the other side.
-    """
-    level = _check_confidence_level(confidence_level)
-    if not (np.isfinite(estimate) and np.isfinite(standard_error)):
-        return ConfidenceInterval(math.nan, math.nan)
-    if alternative == "two-sided":
-        half = distribution.ppf(0.5 + level / 2) * standard_error
-        return ConfidenceInterval(float(estimate - half), float(estimate + half))
-    half = distribution.ppf(level) * standard_error
-    if alternative == "greater":
-        return ConfidenceInterval(float(estimate - half), math.inf)
-    return ConfidenceInterval(-math.inf, float(estimate + half))
 
 
 def _warn_undefined(what, reason):

@@ -19,9 +19,7 @@ from sklearn.utils.multiclass import unique_labels
 from ._classic_common import (
     ConfidenceInterval,
     _check_alternative,
-    _check_confidence_level,
-    _interval,
-    _TestResult,
+    _IntervalResult,
     _warn_undefined,
 )
 from ._validation import _as_label_array, _check_groups
@@ -32,7 +30,7 @@ _METHODS = ("exact", "midp", "asymptotic", "corrected")
 
 
 @dataclass(frozen=True, repr=False)
-class McNemarResult(_TestResult):
+class McNemarResult(_IntervalResult):
     """Result of :func:`mcnemar_test`.
 
     Attributes
@@ -55,7 +53,8 @@ class McNemarResult(_TestResult):
         Number of records (clusters) when ``groups`` was given.
     standard_error : float
         Standard error of ``accuracy_a - accuracy_b`` (clustered by record
-        when ``groups`` was given).
+        when ``groups`` was given); ``confidence_interval()`` is the Wald
+        interval for ``accuracy_a - accuracy_b`` with it.
     """
 
     statistic: float
@@ -74,34 +73,14 @@ class McNemarResult(_TestResult):
         """Difference in accuracy, ``accuracy_a - accuracy_b``."""
         return self.accuracy_a - self.accuracy_b
 
-    def confidence_interval(self, confidence_level=0.95):
-        """Wald confidence interval for ``accuracy_a - accuracy_b``.
-
-        The standard error is the paired (and, with ``groups``, record
-        clustered) sandwich estimate, whatever ``method`` was used for the
-        p-value.
-
-        Parameters
-        ----------
-        confidence_level : float, default=0.95
-            Confidence level of the interval.
-
-        Returns
-        -------
-        ci : ConfidenceInterval
-            Named tuple with fields ``low`` and ``high``.
-        """
-        return _interval(
-            self.difference,
-            self.standard_error,
-            confidence_level,
-            "two-sided",
-            stats.norm,
-        )
+    def _interval_inputs(self):
+        # Wald interval with the paired (record-clustered) sandwich SE,
+        # whatever method gave the p-value.
+        return self.difference, self.standard_error, "two-sided", stats.norm
 
 
 @dataclass(frozen=True, repr=False)
-class SignTestResult(_TestResult):
+class SignTestResult(_IntervalResult):
     """Result of :func:`sign_test`.
 
     Attributes
@@ -115,6 +94,9 @@ class SignTestResult(_TestResult):
         Discordant rows won by a and by b.
     alternative : str
         The alternative hypothesis.
+
+    ``confidence_interval()`` is the Clopper-Pearson interval for the share
+    of discordant rows won by a, one-sided when ``alternative`` is.
     """
 
     statistic: int
@@ -129,23 +111,8 @@ class SignTestResult(_TestResult):
         n = self.n_a_only + self.n_b_only
         return self.n_a_only / n if n else math.nan
 
-    def confidence_interval(self, confidence_level=0.95):
-        """Clopper-Pearson interval for the share of discordant rows won by a.
-
-        The interval is one-sided when ``alternative`` is, as in
-        :func:`scipy.stats.binomtest`.
-
-        Parameters
-        ----------
-        confidence_level : float, default=0.95
-            Confidence level of the interval.
-
-        Returns
-        -------
-        ci : ConfidenceInterval
-            Named tuple with fields ``low`` and ``high``.
-        """
-        level = _check_confidence_level(confidence_level)
+    def _interval(self, level):
+        # Clopper-Pearson, one-sided like the alternative (scipy's binomtest).
         n = self.n_a_only + self.n_b_only
         if n == 0:
             return ConfidenceInterval(math.nan, math.nan)
@@ -253,8 +220,8 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
     >>> round(res.pvalue, 4)
     0.0625
     >>> res = mcnemar_test(y_true, y_a, y_b, method="midp")
-    >>> round(res.pvalue, 4)
-    0.0312
+    >>> print(f"{res.pvalue:.5f}")
+    0.03125
     """
     if method is None:
         method = "exact" if groups is None else "asymptotic"

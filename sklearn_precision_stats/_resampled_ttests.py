@@ -1,0 +1,1041 @@
+"""Paired t, F and signed-rank tests on scores from repeated train/test splits.
+
+Two families live here:
+
+* tests that refit two estimators on the same splits, taking
+  ``(estimator_a, estimator_b, X, y)`` like
+  :func:`sklearn.model_selection.cross_validate`: the 5x2cv paired t test
+  (Dietterich 1998), the 5x2cv combined F test (Alpaydin 1999), and the
+  k-fold and resampled paired t tests;
+* tests on scores already computed split by split: the corrected resampled
+  t test (Nadeau and Bengio 2003), the corrected repeated k-fold t test
+  (Bouckaert and Frank 2004), the corrected repeated-measures ANOVA for
+  three or more models, and the Wilcoxon signed-rank test.
+
+Scores follow scikit-learn's convention that higher is better, and every
+difference is ``score_a - score_b``.
+"""
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+from sklearn.base import is_classifier
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import (
+    RepeatedKFold,
+    RepeatedStratifiedKFold,
+    ShuffleSplit,
+    StratifiedShuffleSplit,
+    check_cv,
+    cross_validate,
+)
+from sklearn.utils import assert_all_finite, check_consistent_length, indexable
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_array, column_or_1d
+
+from ._classic_common import (
+    _check_alternative,
+    _IntervalResult,
+    _pvalue,
+    _TestResult,
+    _warn_undefined,
+)
+
+__all__ = [
+    "FTestResult",
+    "RMAnovaResult",
+    "TTestResult",
+    "WilcoxonResult",
+    "combined_ftest_5x2cv",
+    "corrected_repeated_kfold_ttest",
+    "corrected_resampled_ttest",
+    "corrected_rm_anova",
+    "paired_ttest_5x2cv",
+    "paired_ttest_kfold_cv",
+    "paired_ttest_resampled",
+    "wilcoxon",
+]
+
+
+# ---------------------------------------------------------------- results
+
+
+@dataclass(frozen=True, repr=False)
+class TTestResult(_IntervalResult):
+    """Result of the paired t tests.
+
+    Attributes
+    ----------
+    statistic : float
+        The t statistic.
+    pvalue : float
+        p-value from Student's t distribution with ``df`` degrees of freedom.
+    df : int
+        Degrees of freedom.
+    difference : float
+        The estimate of ``score_a - score_b`` in the numerator: the mean
+        difference over splits, or for the 5x2cv test the difference on the
+        first fold of the first replication (Dietterich 1998).
+    standard_error : float
+        The denominator of the t statistic; ``confidence_interval()`` is
+        ``difference -/+ t * standard_error``.
+    alternative : str
+        The alternative hypothesis.
+    method : str
+        Which test was run.
+    """
+
+    statistic: float
+    pvalue: float
+    df: int
+    difference: float
+    standard_error: float
+    alternative: str
+    method: str
+
+    def _interval_inputs(self):
+        return self.difference, self.standard_error, self.alternative, stats.t(self.df)
+
+
+@dataclass(frozen=True, repr=False)
+class FTestResult(_TestResult):
+    """Result of :func:`combined_ftest_5x2cv`.
+
+    Attributes
+    ----------
+    statistic : float
+        The F statistic.
+    pvalue : float
+        Upper-tail p-value of the F distribution.
+    df : tuple of int
+        Numerator and denominator degrees of freedom.
+    method : str
+        Which test was run.
+    """
+
+    statistic: float
+    pvalue: float
+    df: tuple
+    method: str
+
+
+@dataclass(frozen=True, repr=False)
+class RMAnovaResult(_TestResult):
+    """Result of :func:`corrected_rm_anova`.
+
+    Attributes
+    ----------
+    statistic : float
+        The corrected F statistic, ``F / (1 + n_iter * n_test / n_train)``.
+    pvalue : float
+        Upper-tail p-value of the corrected F statistic.
+    df : tuple of int
+        ``(n_models - 1, (n_models - 1) * (n_iter - 1))``.
+    uncorrected_statistic : float
+        The usual repeated-measures ANOVA F statistic.
+    uncorrected_pvalue : float
+        Its p-value, which ignores the overlap between training sets.
+    """
+
+    statistic: float
+    pvalue: float
+    df: tuple
+    uncorrected_statistic: float
+    uncorrected_pvalue: float
+
+
+@dataclass(frozen=True, repr=False)
+class WilcoxonResult(_TestResult):
+    """Result of :func:`wilcoxon`.
+
+    Attributes
+    ----------
+    statistic : float
+        The statistic of :func:`scipy.stats.wilcoxon` (the smaller rank sum
+        for a two-sided test, the sum of the positive ranks otherwise).
+    pvalue : float
+        p-value from :func:`scipy.stats.wilcoxon`.
+    median_difference : float
+        Median of ``scores_a - scores_b``.
+    n_iter : int
+        Number of paired scores.
+    alternative : str
+        The alternative hypothesis.
+    """
+
+    statistic: float
+    pvalue: float
+    median_difference: float
+    n_iter: int
+    alternative: str
+
+
+# ------------------------------------------------------ input validation
+
+
+def _check_paired_scores(scores_a, scores_b):
+    scores_a = column_or_1d(np.asarray(scores_a), dtype=np.float64, warn=False)
+    scores_b = column_or_1d(np.asarray(scores_b), dtype=np.float64, warn=False)
+    assert_all_finite(scores_a, input_name="scores_a")
+    assert_all_finite(scores_b, input_name="scores_b")
+    check_consistent_length(scores_a, scores_b)
+    if scores_a.shape[0] < 2:
+        raise ValueError(
+            f"at least two paired scores are needed, got {scores_a.shape[0]}; "
+            "pass one score per split for each model."
+        )
+    return scores_a, scores_b
+
+
+def _check_positive(value, name):
+    if (
+        not isinstance(value, (numbers.Real, np.floating, np.integer))
+        or isinstance(value, bool)
+        or not value > 0
+        or not math.isfinite(value)
+    ):
+        raise ValueError(
+            f"{name} must be a positive number of records, got {value!r}."
+        )
+    return float(value)
+
+
+def _check_scoring(estimator, scoring):
+    if not (scoring is None or isinstance(scoring, str) or callable(scoring)):
+        raise ValueError(
+            "scoring must be None, a metric name such as 'accuracy' or a "
+            f"scorer callable, got {type(scoring).__name__}; these tests "
+            "compare one metric at a time."
+        )
+    return check_scoring(estimator, scoring=scoring)
+
+
+# ------------------------------------------------------- test statistics
+
+
+def _paired_t(differences, ratio, alternative, method):
+    """t test of mean(differences) = 0 with variance factor 1/J + ratio.
+
+    ``ratio = 0`` is the ordinary paired t test; ``ratio = n_test / n_train``
+    is Nadeau and Bengio's correction for overlapping training sets.
+    """
+    n_iter = differences.shape[0]
+    mean = float(differences.mean())
+    variance = float(differences.var(ddof=1))
+    standard_error = math.sqrt(variance * (1.0 / n_iter + ratio))
+    df = n_iter - 1
+    if standard_error <= 1e-12 * max(1.0, abs(mean)):
+        _warn_undefined(
+            f"The {method} test",
+            "the score differences do not vary across splits",
+        )
+        statistic = pvalue = standard_error = math.nan
+    else:
+        statistic = mean / standard_error
+        pvalue = _pvalue(statistic, alternative, stats.t(df))
+    return TTestResult(
+        statistic=float(statistic),
+        pvalue=float(pvalue),
+        df=df,
+        difference=mean,
+        standard_error=standard_error,
+        alternative=alternative,
+        method=method,
+    )
+
+
+def _five_by_two_differences(differences):
+    """Reshape the 10 fold differences to (5 replications, 2 folds)."""
+    p = differences.reshape(5, 2)
+    s2 = ((p - p.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+    return p, s2
+
+
+# ---------------------------------------------------------- refitting
+
+
+def _refit_scores(
+    estimator_a,
+    estimator_b,
+    X,
+    y,
+    *,
+    cv,
+    groups,
+    scoring,
+    n_jobs,
+    default_cv=None,
+    n_expected=None,
+):
+    """Refit both estimators on exactly the same splits and score them.
+
+    When ``cv`` is None, ``default_cv(stratified)`` builds the splitter,
+    stratified for classifiers on class labels as ``check_cv`` does. The
+    splits are listed once so that both estimators get the same ones even
+    when the splitter holds a RandomState instance.
+
+    Returns
+    -------
+    scores_a, scores_b : ndarray of shape (n_splits,)
+    n_train, n_test : float
+        Mean training and test set sizes.
+    """
+    X, y, groups = indexable(X, y, groups)
+    classifier = is_classifier(estimator_a)
+    if cv is None:
+        cv = default_cv(
+            classifier and type_of_target(y) in ("binary", "multiclass")
+        )
+    else:
+        cv = check_cv(cv, y, classifier=classifier)
+    splits = list(cv.split(X, y, groups))
+    if n_expected is not None and len(splits) != n_expected:
+        raise ValueError(
+            f"cv must yield exactly {n_expected} train/test splits, got "
+            f"{len(splits)}; for 5x2cv use e.g. RepeatedStratifiedKFold("
+            "n_splits=2, n_repeats=5)."
+        )
+    scorer = _check_scoring(estimator_a, scoring)
+    scores_a, scores_b = (
+        cross_validate(
+            estimator,
+            X,
+            y,
+            scoring=scorer,
+            cv=splits,
+            n_jobs=n_jobs,
+            error_score="raise",
+        )["test_score"]
+        for estimator in (estimator_a, estimator_b)
+    )
+    n_train = float(np.mean([len(train) for train, _ in splits]))
+    n_test = float(np.mean([len(test) for _, test in splits]))
+    return scores_a, scores_b, n_train, n_test
+
+
+def _five_by_two(
+    estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs
+):
+    """Fold differences ``p`` (5, 2) and per-replication variances ``s2``."""
+
+    def default_cv(stratified):
+        splitter = RepeatedStratifiedKFold if stratified else RepeatedKFold
+        return splitter(n_splits=2, n_repeats=5, random_state=random_state)
+
+    scores_a, scores_b, _, _ = _refit_scores(
+        estimator_a,
+        estimator_b,
+        X,
+        y,
+        cv=cv,
+        groups=groups,
+        scoring=scoring,
+        n_jobs=n_jobs,
+        default_cv=default_cv,
+        n_expected=10,
+    )
+    return _five_by_two_differences(scores_a - scores_b)
+
+
+def _refit_paired_t(
+    estimator_a, estimator_b, X, y, *, corrected, alternative, name, **kwargs
+):
+    """Paired t test over refitted splits, Nadeau-Bengio corrected if asked."""
+    _check_alternative(alternative)
+    scores_a, scores_b, n_train, n_test = _refit_scores(
+        estimator_a, estimator_b, X, y, **kwargs
+    )
+    ratio = n_test / n_train if corrected else 0.0
+    method = f"corrected {name}" if corrected else name
+    return _paired_t(scores_a - scores_b, ratio, alternative, method)
+
+
+# Parameter descriptions shared by the docstrings below.
+_DOC_PARAMS = {
+    "estimator_params": """\
+estimator_a, estimator_b : estimator objects
+        The two models to compare, unfitted; clones are fitted on every
+        training set.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The data.
+    y : array-like of shape (n_samples,)
+        The target.
+    scoring : str or callable, default=None
+        A single metric name or scorer, as accepted by
+        :func:`sklearn.metrics.check_scoring`; None uses the estimator's
+        ``score`` method (accuracy for classifiers, R^2 for regressors).
+        Higher must be better.""",
+    "groups": """\
+groups : array-like of shape (n_samples,), default=None
+        Group labels passed to ``cv.split`` for group-aware splitters.""",
+    "alternative": """\
+alternative : {"two-sided", "less", "greater"}, default="two-sided"
+        ``"greater"``: model a scores higher than model b.""",
+    "n_jobs": """\
+n_jobs : int, default=None
+        Number of jobs to run in parallel for the fits, as in
+        :func:`~sklearn.model_selection.cross_validate`.""",
+}
+
+
+def paired_ttest_5x2cv(
+    estimator_a,
+    estimator_b,
+    X,
+    y,
+    *,
+    scoring=None,
+    cv=None,
+    random_state=None,
+    groups=None,
+    alternative="two-sided",
+    n_jobs=None,
+):
+    """Dietterich's 5x2cv paired t test.
+
+    Five replications of 2-fold cross-validation; in replication ``i`` the
+    score differences ``p_i1, p_i2`` of the two folds give the variance
+    estimate ``s_i^2 = (p_i1 - pbar_i)^2 + (p_i2 - pbar_i)^2``, and
+    ``t = p_11 / sqrt(sum_i s_i^2 / 5)`` has a t distribution with 5 df.
+
+    Parameters
+    ----------
+    {estimator_params}
+    cv : cross-validation generator or iterable, default=None
+        None: ``RepeatedStratifiedKFold(n_splits=2, n_repeats=5,
+        random_state=random_state)`` for classifiers,
+        ``RepeatedKFold`` otherwise. Otherwise a splitter or iterable that
+        yields exactly 10 (train, test) splits, replication by replication,
+        the two folds of a replication being consecutive.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the default splitter; ignored when ``cv`` is given.
+    {groups}
+    {alternative}
+    {n_jobs}
+
+    Returns
+    -------
+    result : TTestResult
+        ``statistic``, ``pvalue``, ``df=5``, ``difference`` (``p_11``),
+        ``standard_error`` and ``confidence_interval()``.
+
+    Notes
+    -----
+    Dietterich (1998) found this test's type I error acceptable where the
+    resampled and k-fold t tests are far too liberal; the combined F test
+    (:func:`combined_ftest_5x2cv`) uses all ten differences and is more
+    stable. If every difference is the same the statistic is NaN, with an
+    :class:`~sklearn_precision_stats.exceptions.UndefinedStatisticWarning`.
+
+    References
+    ----------
+    Dietterich, T. G. (1998). Approximate statistical tests for comparing
+    supervised classification learning algorithms. Neural Computation 10,
+    1895-1923.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_precision_stats import paired_ttest_5x2cv
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> lr = make_pipeline(StandardScaler(), LogisticRegression())
+    >>> res = paired_ttest_5x2cv(lr, GaussianNB(), X, y, random_state=0)
+    >>> res.df
+    5
+    >>> bool(res.difference > 0)
+    True
+    """
+    _check_alternative(alternative)
+    p, s2 = _five_by_two(
+        estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs
+    )
+    standard_error = math.sqrt(s2.sum() / 5.0)
+    first = float(p[0, 0])
+    if standard_error <= 1e-12 * max(1.0, abs(first)):
+        _warn_undefined(
+            "The 5x2cv paired t test",
+            "the score differences are identical within every replication",
+        )
+        statistic = pvalue = standard_error = math.nan
+    else:
+        statistic = first / standard_error
+        pvalue = _pvalue(statistic, alternative, stats.t(5))
+    return TTestResult(
+        statistic=float(statistic),
+        pvalue=float(pvalue),
+        df=5,
+        difference=first,
+        standard_error=standard_error,
+        alternative=alternative,
+        method="5x2cv paired t",
+    )
+
+
+def combined_ftest_5x2cv(
+    estimator_a,
+    estimator_b,
+    X,
+    y,
+    *,
+    scoring=None,
+    cv=None,
+    random_state=None,
+    groups=None,
+    n_jobs=None,
+):
+    """Alpaydin's 5x2cv combined F test.
+
+    With the ten score differences ``p_ij`` of five replications of 2-fold
+    cross-validation and ``s_i^2`` as in :func:`paired_ttest_5x2cv`,
+    ``F = sum_ij p_ij^2 / (2 * sum_i s_i^2)`` has approximately an F
+    distribution with 10 and 5 degrees of freedom.
+
+    Parameters
+    ----------
+    {estimator_params}
+    cv : cross-validation generator or iterable, default=None
+        As in :func:`paired_ttest_5x2cv`: exactly 10 splits, the two folds
+        of each replication consecutive.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the default splitter; ignored when ``cv`` is given.
+    {groups}
+    {n_jobs}
+
+    Returns
+    -------
+    result : FTestResult
+        ``statistic``, ``pvalue`` and ``df=(10, 5)``. The test is two-sided
+        by construction: it does not say which model is better.
+
+    Notes
+    -----
+    Combining all ten differences instead of the first one makes the
+    result less dependent on the order of the folds, with lower type I
+    error and higher power than the 5x2cv t test (Alpaydin 1999).
+
+    References
+    ----------
+    Alpaydin, E. (1999). Combined 5x2 cv F test for comparing supervised
+    classification learning algorithms. Neural Computation 11, 1885-1892.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from sklearn_precision_stats import combined_ftest_5x2cv
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(max_depth=3, random_state=0)
+    >>> res = combined_ftest_5x2cv(tree, GaussianNB(), X, y, random_state=0)
+    >>> res.df
+    (10, 5)
+    >>> 0 <= res.pvalue <= 1
+    True
+    """
+    p, s2 = _five_by_two(
+        estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs
+    )
+    denominator = 2.0 * s2.sum()
+    if denominator <= 1e-12 * max(1.0, float((p**2).sum())):
+        _warn_undefined(
+            "The 5x2cv combined F test",
+            "the score differences are identical within every replication",
+        )
+        statistic = pvalue = math.nan
+    else:
+        statistic = float((p**2).sum() / denominator)
+        pvalue = float(stats.f.sf(statistic, 10, 5))
+    return FTestResult(statistic, pvalue, (10, 5), "5x2cv combined F")
+
+
+def paired_ttest_kfold_cv(
+    estimator_a,
+    estimator_b,
+    X,
+    y,
+    *,
+    cv=10,
+    scoring=None,
+    groups=None,
+    corrected=False,
+    alternative="two-sided",
+    n_jobs=None,
+):
+    """Paired t test over the folds of a cross-validation.
+
+    Both models are refitted on the same training folds, and
+    ``t = mean(d) / sqrt(var(d) / J)`` over the ``J`` fold differences
+    ``d = score_a - score_b``, with ``J - 1`` degrees of freedom.
+
+    Parameters
+    ----------
+    {estimator_params}
+    cv : int, cross-validation generator or iterable, default=10
+        As in :func:`~sklearn.model_selection.cross_validate`: an int gives
+        (Stratified)KFold. Pass ``RepeatedStratifiedKFold(n_splits=10,
+        n_repeats=10)`` with ``corrected=True`` for Bouckaert and Frank's
+        corrected repeated k-fold test.
+    {groups}
+    corrected : bool, default=False
+        Apply Nadeau and Bengio's correction, the variance factor
+        ``1/J + n_test/n_train`` with the mean fold sizes. Strongly
+        recommended whenever the training sets overlap, which they always
+        do in k-fold cross-validation with ``k > 2``.
+    {alternative}
+    {n_jobs}
+
+    Returns
+    -------
+    result : TTestResult
+        ``statistic``, ``pvalue``, ``df``, mean ``difference``,
+        ``standard_error`` and ``confidence_interval()``.
+
+    Notes
+    -----
+    The uncorrected test treats the fold scores as independent; they are
+    not (the training sets share most of their records), so its type I
+    error exceeds the nominal level (Dietterich 1998). It is provided
+    because it is widely used, and matches ``mlxtend``'s
+    ``paired_ttest_kfold_cv`` on the same folds.
+
+    References
+    ----------
+    Dietterich, T. G. (1998). Approximate statistical tests for comparing
+    supervised classification learning algorithms. Neural Computation 10,
+    1895-1923.
+
+    Nadeau, C. and Bengio, Y. (2003). Inference for the generalization
+    error. Machine Learning 52, 239-281.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.model_selection import RepeatedStratifiedKFold
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from sklearn_precision_stats import paired_ttest_kfold_cv
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(max_depth=3, random_state=0)
+    >>> cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=4, random_state=0)
+    >>> res = paired_ttest_kfold_cv(tree, GaussianNB(), X, y, cv=cv,
+    ...                             corrected=True)
+    >>> res.df, res.method
+    (19, 'corrected k-fold paired t')
+    """
+    return _refit_paired_t(
+        estimator_a,
+        estimator_b,
+        X,
+        y,
+        corrected=corrected,
+        alternative=alternative,
+        name="k-fold paired t",
+        cv=cv,
+        groups=groups,
+        scoring=scoring,
+        n_jobs=n_jobs,
+    )
+
+
+def paired_ttest_resampled(
+    estimator_a,
+    estimator_b,
+    X,
+    y,
+    *,
+    cv=None,
+    scoring=None,
+    random_state=None,
+    groups=None,
+    corrected=False,
+    alternative="two-sided",
+    n_jobs=None,
+):
+    """Resampled paired t test (k-hold-out), optionally Nadeau-Bengio corrected.
+
+    Both models are refitted on each of ``J`` random training sets and
+    scored on the matching test sets; ``t = mean(d) / sqrt(var(d) / J)``
+    with ``J - 1`` degrees of freedom, or with ``corrected=True`` the
+    corrected resampled t test, ``mean(d) / sqrt(var(d) (1/J + n_test /
+    n_train))``.
+
+    Parameters
+    ----------
+    {estimator_params}
+    cv : cross-validation generator or iterable, default=None
+        None: 30 random splits with 30% test rows,
+        ``StratifiedShuffleSplit(n_splits=30, test_size=0.3,
+        random_state=random_state)`` for classifiers, ``ShuffleSplit``
+        otherwise. The Hebrew seed recommends ``ShuffleSplit(n_splits=100,
+        test_size=0.1)`` with ``corrected=True``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the default splitter; ignored when ``cv`` is given.
+    {groups}
+    corrected : bool, default=False
+        Apply Nadeau and Bengio's correction with the mean split sizes.
+    {alternative}
+    {n_jobs}
+
+    Returns
+    -------
+    result : TTestResult
+        ``statistic``, ``pvalue``, ``df``, mean ``difference``,
+        ``standard_error`` and ``confidence_interval()``.
+
+    Notes
+    -----
+    Without the correction the test is very liberal: random training sets
+    overlap, the scores are positively correlated, and adding splits only
+    shrinks the p-value (Dietterich 1998; Nadeau and Bengio 2003). The
+    uncorrected version matches ``mlxtend``'s ``paired_ttest_resampled`` on
+    the same splits. See also :func:`corrected_resampled_ttest` for scores
+    you already have.
+
+    References
+    ----------
+    Nadeau, C. and Bengio, Y. (2003). Inference for the generalization
+    error. Machine Learning 52, 239-281.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.model_selection import ShuffleSplit
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from sklearn_precision_stats import paired_ttest_resampled
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(max_depth=3, random_state=0)
+    >>> cv = ShuffleSplit(n_splits=20, test_size=0.1, random_state=0)
+    >>> plain = paired_ttest_resampled(tree, GaussianNB(), X, y, cv=cv)
+    >>> fixed = paired_ttest_resampled(tree, GaussianNB(), X, y, cv=cv,
+    ...                                corrected=True)
+    >>> bool(fixed.pvalue > plain.pvalue)
+    True
+    """
+
+    def default_cv(stratified):
+        splitter = StratifiedShuffleSplit if stratified else ShuffleSplit
+        return splitter(n_splits=30, test_size=0.3, random_state=random_state)
+
+    return _refit_paired_t(
+        estimator_a,
+        estimator_b,
+        X,
+        y,
+        corrected=corrected,
+        alternative=alternative,
+        name="resampled paired t",
+        cv=cv,
+        groups=groups,
+        scoring=scoring,
+        n_jobs=n_jobs,
+        default_cv=default_cv,
+    )
+
+
+# ---------------------------------------------------- tests on scores
+
+
+def corrected_resampled_ttest(
+    scores_a, scores_b, *, n_train, n_test, alternative="two-sided"
+):
+    """Nadeau and Bengio's corrected resampled t test on per-split scores.
+
+    For ``J`` paired scores from random train/test splits, with differences
+    ``d = scores_a - scores_b``,
+    ``t = mean(d) / sqrt(var(d) * (1/J + n_test/n_train))`` with ``J - 1``
+    degrees of freedom. The extra ``n_test/n_train`` term accounts for the
+    correlation between splits whose training sets overlap.
+
+    Parameters
+    ----------
+    scores_a, scores_b : array-like of shape (n_iter,)
+        Scores of the two models on the same splits (e.g. the
+        ``test_score`` of :func:`~sklearn.model_selection.cross_validate`
+        run with the same ``cv`` for both).
+    n_train, n_test : float
+        Number of training and test records per split (means if they vary).
+    {alternative}
+
+    Returns
+    -------
+    result : TTestResult
+        ``statistic``, ``pvalue``, ``df``, mean ``difference``,
+        ``standard_error`` and ``confidence_interval()``.
+
+    Notes
+    -----
+    The plain paired t test divides ``var(d)`` by ``J``, so its p-value can
+    be made as small as one likes by adding splits: the variance of the
+    mean difference does not shrink like ``1/J`` because the splits share
+    records. Nadeau and Bengio's heuristic correction keeps the size near
+    the nominal level; it still conditions on one data set of ``n_train +
+    n_test`` records. The MATLAB function in the Hebrew seed computes the
+    same statistic. If the differences do not vary, the statistic is NaN
+    with an
+    :class:`~sklearn_precision_stats.exceptions.UndefinedStatisticWarning`.
+
+    References
+    ----------
+    Nadeau, C. and Bengio, Y. (2003). Inference for the generalization
+    error. Machine Learning 52, 239-281.
+
+    Bouckaert, R. R. and Frank, E. (2004). Evaluating the replicability of
+    significance tests for comparing learning algorithms. PAKDD 2004,
+    LNCS 3056, 3-12.
+
+    Examples
+    --------
+    >>> from sklearn_precision_stats import corrected_resampled_ttest
+    >>> a = [0.81, 0.84, 0.79, 0.83, 0.85, 0.80, 0.82, 0.84, 0.83, 0.81]
+    >>> b = [0.79, 0.82, 0.80, 0.80, 0.82, 0.79, 0.80, 0.81, 0.82, 0.80]
+    >>> res = corrected_resampled_ttest(a, b, n_train=900, n_test=100)
+    >>> round(res.statistic, 3), res.df
+    (2.956, 9)
+    """
+    _check_alternative(alternative)
+    scores_a, scores_b = _check_paired_scores(scores_a, scores_b)
+    ratio = _check_positive(n_test, "n_test") / _check_positive(n_train, "n_train")
+    return _paired_t(
+        scores_a - scores_b, ratio, alternative, "corrected resampled paired t"
+    )
+
+
+def corrected_repeated_kfold_ttest(
+    scores_a, scores_b, *, n_splits, alternative="two-sided"
+):
+    """Bouckaert and Frank's corrected repeated k-fold cross-validation t test.
+
+    The corrected resampled t test applied to the ``r * k`` fold scores of
+    ``r`` repetitions of ``k``-fold cross-validation: each training set has
+    ``k - 1`` folds and each test set one, so ``n_test / n_train = 1 / (k -
+    1)`` and ``t = mean(d) / sqrt(var(d) * (1/(k r) + 1/(k - 1)))`` with
+    ``k r - 1`` degrees of freedom.
+
+    Parameters
+    ----------
+    scores_a, scores_b : array-like of shape (n_repeats * n_splits,)
+        Fold scores of the two models on the same folds, e.g. the
+        ``test_score`` of :func:`~sklearn.model_selection.cross_validate`
+        with ``cv=RepeatedStratifiedKFold(n_splits=10, n_repeats=10)``.
+    n_splits : int
+        Number of folds ``k`` per repetition, at least 2.
+    {alternative}
+
+    Returns
+    -------
+    result : TTestResult
+        ``statistic``, ``pvalue``, ``df``, mean ``difference``,
+        ``standard_error`` and ``confidence_interval()``.
+
+    Notes
+    -----
+    Bouckaert and Frank (2004) found 10 repetitions of 10-fold
+    cross-validation with this correction both well calibrated and the most
+    replicable of the tests they compared.
+
+    References
+    ----------
+    Bouckaert, R. R. and Frank, E. (2004). Evaluating the replicability of
+    significance tests for comparing learning algorithms. PAKDD 2004,
+    LNCS 3056, 3-12.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_precision_stats import corrected_repeated_kfold_ttest
+    >>> rng = np.random.default_rng(0)
+    >>> a = 0.80 + 0.03 * rng.standard_normal(100)
+    >>> b = a - 0.01 + 0.02 * rng.standard_normal(100)
+    >>> res = corrected_repeated_kfold_ttest(a, b, n_splits=10)
+    >>> res.df
+    99
+    """
+    _check_alternative(alternative)
+    scores_a, scores_b = _check_paired_scores(scores_a, scores_b)
+    if (
+        not isinstance(n_splits, numbers.Integral)
+        or isinstance(n_splits, bool)
+        or n_splits < 2
+    ):
+        raise ValueError(
+            f"n_splits must be an integer of at least 2, got {n_splits!r}."
+        )
+    if scores_a.shape[0] % n_splits:
+        raise ValueError(
+            f"the number of scores ({scores_a.shape[0]}) is not a multiple of "
+            f"n_splits={n_splits}; pass all n_repeats * n_splits fold scores."
+        )
+    return _paired_t(
+        scores_a - scores_b,
+        1.0 / (n_splits - 1),
+        alternative,
+        "corrected repeated k-fold paired t",
+    )
+
+
+def corrected_rm_anova(scores, *, n_train, n_test):
+    """Repeated-measures ANOVA of three or more models with Nadeau-Bengio's correction.
+
+    ``scores[j, c]`` is the score of model ``c`` on split ``j``. The usual
+    one-way repeated-measures F statistic (splits as subjects) is divided by
+    ``1 + n_iter * n_test / n_train``, the square of the corrected t
+    test's variance inflation, as the Hebrew seed proposes:
+    ``F_corrected = F / (1 + n_iter * n_test / n_train)``.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_iter, n_models)
+        One row per split, one column per model (a DataFrame works).
+    n_train, n_test : float
+        Number of training and test records per split.
+
+    Returns
+    -------
+    result : RMAnovaResult
+        Corrected ``statistic`` and ``pvalue``, ``df = (n_models - 1,
+        (n_models - 1) * (n_iter - 1))``, and the uncorrected F and
+        p-value.
+
+    Notes
+    -----
+    With two models, ``F`` is the square of the paired t statistic and the
+    corrected F is the square of :func:`corrected_resampled_ttest`'s
+    statistic. As with any omnibus test, follow a significant result with
+    pairwise corrected t tests and a multiplicity adjustment. The
+    correction does not address sphericity; the usual Greenhouse-Geisser
+    adjustment can be applied to the degrees of freedom if needed. Zero
+    error variance gives NaN, with an
+    :class:`~sklearn_precision_stats.exceptions.UndefinedStatisticWarning`.
+
+    References
+    ----------
+    Nadeau, C. and Bengio, Y. (2003). Inference for the generalization
+    error. Machine Learning 52, 239-281.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_precision_stats import corrected_rm_anova
+    >>> rng = np.random.default_rng(0)
+    >>> split_effect = 0.03 * rng.standard_normal((30, 1))
+    >>> scores = 0.8 + np.array([0.0, 0.01, 0.02]) + split_effect
+    >>> scores = scores + 0.01 * rng.standard_normal((30, 3))
+    >>> res = corrected_rm_anova(scores, n_train=90, n_test=10)
+    >>> res.df
+    (2, 58)
+    >>> bool(res.statistic < res.uncorrected_statistic)
+    True
+    """
+    scores = check_array(scores, dtype=np.float64, ensure_2d=True)
+    n_iter, n_models = scores.shape
+    if n_models < 2 or n_iter < 2:
+        raise ValueError(
+            f"scores must have shape (n_iter, n_models) with at least 2 splits "
+            f"and 2 models, got {scores.shape}; put one model per column."
+        )
+    ratio = _check_positive(n_test, "n_test") / _check_positive(n_train, "n_train")
+    grand = scores.mean()
+    ss_models = n_iter * np.sum((scores.mean(axis=0) - grand) ** 2)
+    ss_splits = n_models * np.sum((scores.mean(axis=1) - grand) ** 2)
+    ss_error = np.sum((scores - grand) ** 2) - ss_models - ss_splits
+    df = (n_models - 1, (n_models - 1) * (n_iter - 1))
+    if ss_error <= 1e-12 * max(np.sum((scores - grand) ** 2), 1e-300):
+        _warn_undefined(
+            "The repeated-measures ANOVA",
+            "the models' differences are the same on every split (zero error "
+            "variance)",
+        )
+        return RMAnovaResult(math.nan, math.nan, df, math.nan, math.nan)
+    f_stat = float((ss_models / df[0]) / (ss_error / df[1]))
+    corrected = f_stat / (1.0 + n_iter * ratio)
+    return RMAnovaResult(
+        statistic=corrected,
+        pvalue=float(stats.f.sf(corrected, *df)),
+        df=df,
+        uncorrected_statistic=f_stat,
+        uncorrected_pvalue=float(stats.f.sf(f_stat, *df)),
+    )
+
+
+def wilcoxon(scores_a, scores_b, *, alternative="two-sided", **kwargs):
+    """Wilcoxon signed-rank test on paired scores (a thin wrapper of SciPy's).
+
+    Parameters
+    ----------
+    scores_a, scores_b : array-like of shape (n_iter,)
+        Scores of the two models on the same splits (or data sets).
+    {alternative}
+    **kwargs
+        Passed to :func:`scipy.stats.wilcoxon` (``zero_method``,
+        ``correction``, ``method``).
+
+    Returns
+    -------
+    result : WilcoxonResult
+        ``statistic`` and ``pvalue`` from :func:`scipy.stats.wilcoxon`,
+        the ``median_difference`` and the number of pairs.
+
+    Notes
+    -----
+    The signed-rank test drops the normality assumption of the t test, not
+    the independence assumption: on scores from overlapping training sets
+    it is as liberal as the uncorrected t test. It suits scores from
+    independent test sets, or one score per data set across several data
+    sets (Demsar 2006). If every difference is zero the statistic is NaN
+    with an
+    :class:`~sklearn_precision_stats.exceptions.UndefinedStatisticWarning`.
+
+    References
+    ----------
+    Demsar, J. (2006). Statistical comparisons of classifiers over multiple
+    data sets. Journal of Machine Learning Research 7, 1-30.
+
+    Examples
+    --------
+    >>> from sklearn_precision_stats import wilcoxon
+    >>> a = [0.81, 0.84, 0.79, 0.83, 0.85, 0.80, 0.82, 0.84, 0.83, 0.81]
+    >>> b = [0.79, 0.82, 0.80, 0.80, 0.82, 0.79, 0.80, 0.81, 0.82, 0.80]
+    >>> res = wilcoxon(a, b)
+    >>> round(res.median_difference, 3), bool(res.pvalue < 0.05)
+    (0.02, True)
+    """
+    _check_alternative(alternative)
+    scores_a, scores_b = _check_paired_scores(scores_a, scores_b)
+    differences = scores_a - scores_b
+    median = float(np.median(differences))
+    if not np.any(differences):
+        _warn_undefined(
+            "The Wilcoxon signed-rank test", "every score difference is zero"
+        )
+        return WilcoxonResult(
+            math.nan, math.nan, median, differences.shape[0], alternative
+        )
+    res = stats.wilcoxon(differences, alternative=alternative, **kwargs)
+    return WilcoxonResult(
+        float(res.statistic),
+        float(res.pvalue),
+        median,
+        differences.shape[0],
+        alternative,
+    )
+
+
+for _function in (
+    paired_ttest_5x2cv,
+    combined_ftest_5x2cv,
+    paired_ttest_kfold_cv,
+    paired_ttest_resampled,
+    corrected_resampled_ttest,
+    corrected_repeated_kfold_ttest,
+    wilcoxon,
+):
+    _function.__doc__ = _function.__doc__.format(**_DOC_PARAMS)
+del _function
