@@ -1,0 +1,834 @@
+"""The global null across classes: combined and adjusted p-values.
+
+A per-class comparison gives one p-value per class; the global null says the
+classifiers are equally precise for *every* class. The classes' p-values
+come from the same records, so they are dependent: Fisher's combination
+assumes independence and can be far off. Dai and Cui's (2014) modification
+of Lancaster's statistic matches the first two moments of the combined
+statistic with a scaled chi-square, the covariances being estimated from
+p-values recomputed on resamples of the data. Simes' test and the Holm and
+Benjamini-Hochberg adjustments need no resampling.
+
+Resampling draws *units* with multiplicities, never rows: with one row per
+record, the records with the same truth and predictions form one unit, so a
+resample costs O(distinct cells) whatever the number of records; with
+clustered rows each record is a unit. See :func:`record_units` and
+:func:`resampled_sums`.
+"""
+
+import math
+import numbers
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from scipy import sparse, stats
+
+from ._marginal_model import pairwise_statistics
+from ._stacking import EncodedPredictions, MarginalCounts, _joint_codes
+from .exceptions import UndefinedStatisticWarning
+
+__all__ = ["GlobalTestResult", "combine_pvalues_dependent"]
+
+_COMBINE_METHODS = ("dai-cui", "fisher", "simes")
+_ADJUST_METHODS = ("holm", "bh", "by")
+_RESAMPLINGS = ("permutation", "bootstrap")
+# Test name -> p-value column of the comparison table (before the recall
+# renaming of "rp" to "rr").
+_TEST_COLUMNS = {
+    "score": "score_pvalue",
+    "wgs": "wgs_pvalue",
+    "wald": "wald_pvalue",
+    "gee": "wald_pvalue",
+    "rp": "rp_pvalue",
+    "rr": "rp_pvalue",
+}
+# Resamples are drawn in chunks of at most this many (resample, unit) draws,
+# which bounds the memory at a few tens of MB whatever the data size.
+_CHUNK_DRAWS = 2**22
+# Joint (truth, predictions) codes are counted densely up to this many
+# cells, as in _stacking; beyond it np.unique sorts them.
+_MAX_DENSE_CELLS = 2**24
+
+
+# ---------------------------------------------------------------------------
+# Result type
+# ---------------------------------------------------------------------------
+
+
+def _format_number(value):
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.6g}"
+    return str(value)
+
+
+def _format_field(value):
+    if isinstance(value, np.ndarray):
+        return "[" + ", ".join(_format_number(v) for v in value.tolist()) + "]"
+    if isinstance(value, str):
+        return repr(value)
+    return _format_number(value)
+
+
+@dataclass(frozen=True, repr=False)
+class GlobalTestResult:
+    """Result of a test of the global null across classes.
+
+    Returned by :func:`combine_pvalues_dependent` and
+    :meth:`PrecisionComparison.global_test`. With more than one compared
+    classifier (``global_test`` on three or more classifiers) each numeric
+    attribute is an array with one entry per compared classifier, in the
+    order of ``classifiers``; otherwise it is a scalar.
+
+    Attributes
+    ----------
+    statistic : float or ndarray
+        The statistic referred to ``chi2(df)``: ``scale * T`` with Lancaster's
+        ``T = sum_i chi2.isf(p_i, w_i)`` for ``"dai-cui"`` and ``"fisher"``
+        (``scale = 1``); the Simes p-value ``min_i L p_(i) / i`` for
+        ``"simes"``.
+    pvalue : float or ndarray
+        The global p-value; ``chi2.sf(statistic, df)`` for the Lancaster
+        family.
+    df : float or ndarray
+        Degrees of freedom ``nu`` (Satterthwaite for ``"dai-cui"``, ``sum w``
+        for ``"fisher"``); NaN for ``"simes"``.
+    scale : float or ndarray
+        Dai and Cui's ``c = nu / E(T)``; 1 for ``"fisher"``, NaN for
+        ``"simes"``.
+    method : str
+        ``"dai-cui"``, ``"fisher"`` or ``"simes"``.
+    n_tests : int or ndarray
+        Number of p-values combined (classes with a defined p-value).
+    n_resamples : int or ndarray
+        Null p-value vectors the covariances were estimated from (0 when
+        none were used).
+    classifiers : tuple of str or None
+        The compared classifiers (``global_test`` only).
+    test : str or None
+        The per-class test whose p-values were combined (``global_test``
+        only).
+    resampling : str or None
+        ``"permutation"`` or ``"bootstrap"`` when resamples were drawn.
+    """
+
+    statistic: object
+    pvalue: object
+    df: object
+    scale: object
+    method: str
+    n_tests: object
+    n_resamples: object = 0
+    classifiers: tuple = None
+    test: str = None
+    resampling: str = None
+
+    def __repr__(self):
+        names = ["method", "test", "resampling", "classifiers", "statistic", "pvalue",
+                 "df", "scale", "n_tests", "n_resamples"]
+        parts = []
+        for name in names:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if name == "classifiers":
+                value = list(value)
+                parts.append(f"{name}={value!r}")
+                continue
+            parts.append(f"{name}={_format_field(value)}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    def to_frame(self):
+        """The result as a DataFrame, one row per compared classifier.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``classifier`` (when known), ``statistic``, ``pvalue``,
+            ``df``, ``scale``, ``n_tests``, ``n_resamples``.
+        """
+        columns = ["statistic", "pvalue", "df", "scale", "n_tests", "n_resamples"]
+        frame = pd.DataFrame({c: np.atleast_1d(getattr(self, c)) for c in columns})
+        if self.classifiers is not None:
+            frame.insert(0, "classifier", list(self.classifiers))
+        frame["method"] = self.method
+        return frame
+
+
+# ---------------------------------------------------------------------------
+# Combining p-values
+# ---------------------------------------------------------------------------
+
+
+def combine_pvalues_dependent(pvalues, null_pvalues=None, weights=None, method="dai-cui"):
+    """Combine dependent p-values into one test of the global null.
+
+    Parameters
+    ----------
+    pvalues : array-like of shape (n_tests,)
+        The p-values to combine, each in [0, 1]. A NaN makes the result NaN
+        (as ``scipy.stats.combine_pvalues`` with its default
+        ``nan_policy="propagate"``); drop undefined tests first.
+    null_pvalues : array-like of shape (n_resamples, n_tests), default=None
+        The same tests' p-values recomputed on resamples of the data (each
+        row one resample, columns in the order of `pvalues`), for instance
+        under permutations that make the null true. Only ``"dai-cui"`` uses
+        them, to estimate the covariances of the transformed p-values; rows
+        with a NaN are left out. Without them the covariances are taken as
+        zero, which gives Lancaster's (Fisher's) test for independent
+        p-values. Null p-values of exactly 0 are raised to the smallest
+        positive float so that their transform stays finite.
+    weights : array-like of shape (n_tests,), default=None
+        Lancaster's degrees of freedom ``w_i > 0``, one per test (larger
+        weight, more influence); 2 for every test when None, which is
+        Fisher's method. Not used by ``"simes"``.
+    method : {"dai-cui", "fisher", "simes"}, default="dai-cui"
+        ``"dai-cui"``: Lancaster's statistic with Dai and Cui's Satterthwaite
+        correction for dependence; ``"fisher"``: Lancaster's (with default
+        weights, Fisher's) test assuming independent p-values;
+        ``"simes"``: Simes' test, valid for independent and positively
+        dependent p-values.
+
+    Returns
+    -------
+    GlobalTestResult
+        ``statistic``, ``pvalue``, ``df``, ``scale``, ``method``,
+        ``n_tests`` and ``n_resamples``.
+
+    See Also
+    --------
+    scipy.stats.combine_pvalues : Combinations of independent p-values.
+    PrecisionComparison.global_test : The global null of a comparison, with
+        null p-values from paired permutations.
+
+    Notes
+    -----
+    Lancaster's statistic is ``T = sum_i chi2.isf(p_i, w_i)``, a sum of
+    ``chi2(w_i)`` variables under the null. With dependent p-values Dai and
+    Cui [1]_ approximate its distribution by ``T / c ~ chi2(nu)`` with
+    ``E(T) = sum_i w_i``, ``Var(T) = 2 sum_i w_i + 2 sum_{i<j} cov_ij``,
+    ``nu = 2 E(T)^2 / Var(T)`` and ``c = nu / E(T)``; the global p-value is
+    ``chi2.sf(c T, nu)``. ``cov_ij`` is the sample covariance of
+    ``chi2.isf(p_i, w_i)`` and ``chi2.isf(p_j, w_j)`` over `null_pvalues`;
+    the variances keep their null values ``2 w_i``. Positive dependence
+    inflates ``Var(T)`` and so lowers ``nu``, which makes the test more
+    conservative than Fisher's.
+
+    Simes' global p-value [2]_ is ``min_i L p_(i) / i`` over the sorted
+    p-values, the smallest Benjamini-Hochberg adjusted p-value, computed
+    with :func:`scipy.stats.false_discovery_control`.
+
+    References
+    ----------
+    .. [1] Dai, Leeder and Cui (2014). A modified generalized Fisher method
+       for combining probabilities from dependent tests. Frontiers in
+       Genetics 5, 32.
+    .. [2] Simes (1986). An improved Bonferroni procedure for multiple tests
+       of significance. Biometrika 73(3), 751-754.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> from sklearn_precision_stats import combine_pvalues_dependent
+    >>> p = [0.01, 0.04, 0.30]
+    >>> res = combine_pvalues_dependent(p, method="fisher")
+    >>> round(float(res.pvalue), 5)
+    0.00609
+
+    Positively correlated null p-values make the combination more cautious:
+
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.standard_normal((2000, 1)) + 0.5 * rng.standard_normal((2000, 3))
+    >>> null = 2 * np.minimum(stats.norm.cdf(z), stats.norm.sf(z))
+    >>> res = combine_pvalues_dependent(p, null_pvalues=null)
+    >>> bool(res.pvalue > 0.00609), bool(res.df < 6)
+    (True, True)
+    >>> round(float(combine_pvalues_dependent(p, method="simes").pvalue), 4)
+    0.03
+    """
+    if method not in _COMBINE_METHODS:
+        raise ValueError(f"method must be one of {_COMBINE_METHODS}, got {method!r}.")
+    pvalues = _check_pvalues(pvalues)
+    n_tests = pvalues.shape[0]
+    if method == "simes":
+        if weights is not None:
+            raise ValueError(
+                "weights are not used by method='simes'; drop them or use "
+                "method='dai-cui' (weighted Lancaster)."
+            )
+        if null_pvalues is not None:
+            raise ValueError(
+                "null_pvalues are not used by method='simes' (Simes' test needs "
+                "no resampling); drop them or use method='dai-cui'."
+            )
+        return _simes(pvalues)
+    weights = _check_weights(weights, n_tests)
+    if null_pvalues is None:
+        cov_sum = 0.0
+        n_resamples = 0
+    elif method == "fisher":
+        raise ValueError(
+            "null_pvalues are not used by method='fisher', which assumes "
+            "independent p-values; use method='dai-cui' to account for the "
+            "dependence they describe."
+        )
+    else:
+        null_pvalues = _check_null_pvalues(null_pvalues, n_tests)
+        complete = ~np.isnan(null_pvalues).any(axis=1)
+        if complete.sum() < 2:
+            raise ValueError(
+                "null_pvalues needs at least two rows without NaN to estimate "
+                f"covariances, got {int(complete.sum())} of {null_pvalues.shape[0]}."
+            )
+        cov_sum = _offdiagonal_covariance_sum(null_pvalues[complete], weights)
+        n_resamples = int(complete.sum())
+    return _lancaster(pvalues, weights, cov_sum, method, n_resamples)
+
+
+def _lancaster(pvalues, weights, cov_sum, method, n_resamples, stacklevel=3):
+    """Lancaster's statistic with Dai and Cui's moment matching.
+
+    ``cov_sum`` is ``sum_{i != j} cov_ij`` (both triangles), so that
+    ``Var(T) = 2 sum w + cov_sum``.
+    """
+    n_tests = pvalues.shape[0]
+    if np.isnan(pvalues).any():
+        return GlobalTestResult(
+            math.nan, math.nan, math.nan, math.nan, method, n_tests, n_resamples
+        )
+    lancaster = float(stats.chi2.isf(pvalues, weights).sum())
+    mean = float(weights.sum())
+    var = 2 * mean + cov_sum
+    if not var > 0:
+        warnings.warn(
+            f"The estimated variance of Lancaster's statistic is {var:.3g} <= 0 "
+            "(strongly negative covariances among the null p-values); the "
+            "Dai-Cui test is undefined and reported as NaN.",
+            UndefinedStatisticWarning,
+            stacklevel=stacklevel,
+        )
+        return GlobalTestResult(
+            math.nan, math.nan, math.nan, math.nan, method, n_tests, n_resamples
+        )
+    df = 2 * mean**2 / var
+    scale = df / mean
+    statistic = scale * lancaster
+    pvalue = float(stats.chi2.sf(statistic, df))
+    return GlobalTestResult(statistic, pvalue, df, scale, method, n_tests, n_resamples)
+
+
+def _offdiagonal_covariance_sum(null_pvalues, weights):
+    """``sum_{i != j} cov(chi2.isf(p_i, w_i), chi2.isf(p_j, w_j))``.
+
+    The variances (diagonal) are left out: Dai and Cui keep their null
+    values ``2 w_i``.
+    """
+    tiny = np.finfo(float).tiny
+    transformed = stats.chi2.isf(np.maximum(null_pvalues, tiny), weights)
+    if transformed.shape[1] < 2:
+        return 0.0
+    cov = np.atleast_2d(np.cov(transformed, rowvar=False))
+    return float(cov.sum() - np.trace(cov))
+
+
+def _simes(pvalues):
+    n_tests = pvalues.shape[0]
+    if np.isnan(pvalues).any():
+        value = math.nan
+    else:
+        # Simes' p-value is the smallest BH-adjusted p-value: the adjusted
+        # p_(i) is min_{j >= i} L p_(j) / j.
+        value = float(stats.false_discovery_control(pvalues, method="bh").min())
+    return GlobalTestResult(value, value, math.nan, math.nan, "simes", n_tests, 0)
+
+
+def _check_pvalues(pvalues):
+    arr = np.asarray(pvalues, dtype=float)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(
+            f"pvalues must be a non-empty 1-D array of p-values, got shape {arr.shape}."
+        )
+    finite = arr[~np.isnan(arr)]
+    if ((finite < 0) | (finite > 1)).any():
+        raise ValueError(
+            "pvalues must lie in [0, 1]; got values outside it, e.g. "
+            f"{finite[(finite < 0) | (finite > 1)][0]!r}."
+        )
+    return arr
+
+
+def _check_null_pvalues(null_pvalues, n_tests):
+    arr = np.asarray(null_pvalues, dtype=float)
+    if arr.ndim != 2 or arr.shape[1] != n_tests:
+        raise ValueError(
+            f"null_pvalues must have shape (n_resamples, {n_tests}) (one column "
+            f"per p-value in pvalues), got shape {arr.shape}."
+        )
+    finite = arr[~np.isnan(arr)]
+    if ((finite < 0) | (finite > 1)).any():
+        raise ValueError("null_pvalues must lie in [0, 1] (NaN marks an undefined test).")
+    return arr
+
+
+def _check_weights(weights, n_tests):
+    if weights is None:
+        return np.full(n_tests, 2.0)
+    arr = np.asarray(weights, dtype=float)
+    if arr.shape != (n_tests,):
+        raise ValueError(
+            f"weights must have one entry per p-value ({n_tests}), got shape {arr.shape}."
+        )
+    if not (np.isfinite(arr) & (arr > 0)).all():
+        raise ValueError(
+            "weights must be finite and > 0 (Lancaster's degrees of freedom; "
+            "2 gives Fisher's method)."
+        )
+    return arr
+
+
+# ---------------------------------------------------------------------------
+# Adjusted p-values
+# ---------------------------------------------------------------------------
+
+
+def _holm(pvalues):
+    """Holm's step-down adjusted p-values of a 1-D array without NaN."""
+    n = pvalues.shape[0]
+    order = np.argsort(pvalues, kind="stable")
+    stepped = (n - np.arange(n)) * pvalues[order]
+    adjusted = np.empty(n)
+    adjusted[order] = np.minimum(np.maximum.accumulate(stepped), 1.0)
+    return adjusted
+
+
+def _adjust(pvalues, method):
+    """Adjusted p-values; NaN entries stay NaN and do not count as tests."""
+    out = np.full(pvalues.shape, np.nan)
+    defined = ~np.isnan(pvalues)
+    if defined.any():
+        p = pvalues[defined]
+        if method == "holm":
+            out[defined] = _holm(p)
+        else:
+            out[defined] = stats.false_discovery_control(p, method=method)
+    return out
+
+
+def adjusted_pvalues(comparison, test="score", method=("holm", "bh")):
+    """The comparison table with per-class adjusted p-values added.
+
+    See :meth:`PrecisionComparison.adjusted_pvalues`.
+    """
+    column = _test_column(comparison, test)
+    methods = [method] if isinstance(method, str) else list(method)
+    if not methods or any(m not in _ADJUST_METHODS for m in methods):
+        raise ValueError(
+            f"method must be one of {_ADJUST_METHODS} or a list of them, got {method!r}."
+        )
+    table = comparison.table.copy()
+    n_others = len(comparison.classifiers) - 1
+    pvalues = table[column].to_numpy(dtype=float).reshape(-1, n_others)
+    for m in methods:
+        adjusted = np.column_stack([_adjust(pvalues[:, j], m) for j in range(n_others)])
+        table[f"{column}_{m}"] = adjusted.reshape(-1)
+    return table
+
+
+def _test_column(comparison, test):
+    if test not in _TEST_COLUMNS:
+        raise ValueError(
+            f"test must be one of {sorted(set(_TEST_COLUMNS) - {'rr'})}, got {test!r}."
+        )
+    column = _TEST_COLUMNS[test]
+    if comparison.metric == "recall":
+        column = column.replace("rp_", "rr_")
+    return column
+
+
+# ---------------------------------------------------------------------------
+# Resampling units
+# ---------------------------------------------------------------------------
+
+
+def _raw(encoded, array):
+    """Codes 0..K-1 of an encoded array."""
+    return array - encoded.offset if encoded.offset else array
+
+
+def _compact(codes, size):
+    """Distinct values of `codes` (all in [0, size)) and each code's index."""
+    if size <= _MAX_DENSE_CELLS:
+        present = np.bincount(codes, minlength=size) > 0
+        uniq = np.flatnonzero(present)
+        lut = np.cumsum(present) - 1
+        return uniq, lut[codes]
+    uniq, inverse = np.unique(codes, return_inverse=True)
+    return uniq, inverse.ravel()
+
+
+def record_units(data, preds):
+    """Group rows into resampling units and count each unit's records.
+
+    With one row per record, records with the same truth and the same
+    predictions in `preds` are interchangeable, so they form one unit whose
+    multiplicity is their number: resampling records is resampling units
+    with these multiplicities, and costs O(distinct cells) instead of O(n).
+    With repeated records (clustered rows) each record is a unit.
+
+    Parameters
+    ----------
+    data : ComparisonData
+    preds : list of ndarray
+        Encoded predictions of the classifiers that matter.
+
+    Returns
+    -------
+    unit : ndarray of int, shape (n_rows,)
+        Unit of each row.
+    multiplicity : ndarray of int, shape (n_units,)
+        Records per unit.
+    """
+    encoded = data.encoded
+    n_rows = encoded.y_true.shape[0]
+    if data.record_codes is not None and data.n_records < n_rows:
+        return data.record_codes, np.ones(data.n_records, dtype=np.int64)
+    n_values = len(encoded.values)
+    n_axes = 1 + len(preds)
+    if n_values**n_axes >= 2**62:
+        # The joint code would overflow: every record is its own unit, and
+        # resampling costs O(n) per resample.
+        return np.arange(n_rows), np.ones(n_rows, dtype=np.int64)
+    sub = EncodedPredictions(encoded.y_true, list(preds), encoded.values, encoded.offset)
+    cells, unit = _compact(_joint_codes(sub, n_values), n_values**n_axes)
+    return unit, np.bincount(unit, minlength=cells.shape[0]).astype(np.int64)
+
+
+def key_sums(unit, n_units, streams, n_classes, n_features):
+    """Sums of row features over each (unit, class) key.
+
+    Parameters
+    ----------
+    unit : ndarray of int, shape (n_rows,)
+    n_units : int
+    streams : list of (class_index, features)
+        ``class_index`` (n_rows,) gives the class each row counts for in
+        this stream (-1: none); ``features`` maps a feature column to a
+        row weight array (n_rows,) or None for 1.
+    n_classes, n_features : int
+
+    Returns
+    -------
+    key_unit, key_class : ndarray of int, shape (n_keys,)
+    sums : ndarray of shape (n_keys, n_features)
+        Summed over the unit's rows (divide by the multiplicity for a
+        per-record value).
+    """
+    kept = [np.flatnonzero(cls >= 0) for cls, _ in streams]
+    codes = [unit[k].astype(np.int64) * n_classes + cls[k] for k, (cls, _) in zip(kept, streams)]
+    uniq, inverse = _compact(np.concatenate(codes), n_units * n_classes)
+    n_keys = uniq.shape[0]
+    sums = np.zeros((n_keys, n_features))
+    start = 0
+    for k, code, (_, features) in zip(kept, codes, streams):
+        inv = inverse[start : start + code.shape[0]]
+        start += code.shape[0]
+        for column, weight in features.items():
+            w = None if weight is None else weight[k]
+            sums[:, column] += np.bincount(inv, weights=w, minlength=n_keys)
+    return uniq // n_classes, uniq % n_classes, sums
+
+
+def unit_matrix(key_unit, key_class, key_features, n_units, n_classes):
+    """Sparse (n_units, n_classes * n_features) matrix of unit features."""
+    n_features = key_features.shape[1]
+    rows = np.repeat(key_unit, n_features)
+    cols = (key_class[:, None] * n_features + np.arange(n_features)).ravel()
+    matrix = sparse.csr_array(
+        (key_features.ravel(), (rows, cols)), shape=(n_units, n_classes * n_features)
+    )
+    matrix.eliminate_zeros()
+    return matrix
+
+
+def resampled_sums(matrix, base, multiplicity, resampling, n_resamples, rng, draws=None):
+    """Sums of unit features over resamples, in chunks.
+
+    Under ``"permutation"`` each record of a unit is swapped with
+    probability 1/2, so the number swapped is Binomial(multiplicity, 1/2),
+    independently across units, and the sums are ``base + draws @ matrix``
+    with `matrix` holding the change one swap makes. Under ``"bootstrap"``
+    the draws are the multinomial counts of each unit among ``n`` records
+    drawn with replacement, and `matrix` holds the per-record features.
+    `draws` (n_resamples, n_units) may be given instead of drawing them.
+
+    Yields
+    ------
+    ndarray of shape (chunk, n_columns)
+    """
+    # Units that no swap changes need no draws (ties a == b in the pair).
+    if resampling == "permutation":
+        active = np.flatnonzero(np.diff(matrix.indptr))
+        matrix, multiplicity = matrix[active], multiplicity[active]
+        if draws is not None:
+            draws = draws[:, active]
+    n_units = multiplicity.shape[0]
+    transposed = matrix.T.tocsr()
+    total = int(multiplicity.sum())
+    chunk = max(1, min(n_resamples, _CHUNK_DRAWS // max(n_units, 1)))
+    for start in range(0, n_resamples, chunk):
+        size = min(chunk, n_resamples - start)
+        if draws is not None:
+            block = draws[start : start + size]
+        elif resampling == "permutation":
+            block = rng.binomial(multiplicity, 0.5, size=(size, n_units))
+        else:
+            block = rng.multinomial(total, multiplicity / total, size=size)
+        yield base + (transposed @ block.T.astype(float)).T
+
+
+# ---------------------------------------------------------------------------
+# Null p-values of one comparison
+# ---------------------------------------------------------------------------
+
+# Per-key features of a pair (reference, other): the per-record (success,
+# failure) counts ``u[clf, outcome]`` (4) and their products
+# ``u[c, a] * u[d, b]`` in the layout of MarginalCounts.cross (16).
+_N_PAIR_FEATURES = 20
+
+
+def _pair_features(u):
+    outer = np.einsum("nca,ndb->ncdab", u, u)
+    return np.concatenate([u.reshape(-1, 4), outer.reshape(-1, 16)], axis=1)
+
+
+class _PairPlan(NamedTuple):
+    """What resampling one comparison needs."""
+
+    matrix: object  # sparse (n_units, n_classes * 20)
+    base: np.ndarray  # (n_classes * 20,)
+    multiplicity: np.ndarray
+    n_classes: int
+    resampling: str
+
+
+def _pair_plan(data, other, resampling):
+    """Units and features for resampling the comparison of `other` with the reference."""
+    encoded = data.encoded
+    preds = [encoded.preds[0], encoded.preds[other]]
+    unit, multiplicity = record_units(data, preds)
+    n_units = multiplicity.shape[0]
+    n_values = len(encoded.values)
+    n_classes = data.class_codes.shape[0]
+    lookup = np.full(n_values, -1, dtype=np.int64)
+    lookup[data.class_codes] = np.arange(n_classes)
+    y = _raw(encoded, encoded.y_true)
+    streams = []
+    for j, pred in enumerate(preds):
+        pred = _raw(encoded, pred)
+        hit = (pred == y).astype(float)
+        cls = lookup[pred] if data.target == "precision" else lookup[y]
+        streams.append((cls, {2 * j: hit, 2 * j + 1: 1.0 - hit}))
+    key_unit, key_class, sums = key_sums(unit, n_units, streams, n_classes, 4)
+    u = (sums / multiplicity[key_unit][:, None]).reshape(-1, 2, 2)
+    raw = _pair_features(u)
+    base = np.zeros(n_classes * _N_PAIR_FEATURES)
+    if resampling == "permutation":
+        # Observed sums plus, per swapped record, the change that swapping
+        # its (reference, other) counts makes.
+        features = _pair_features(u[:, ::-1]) - raw
+        np.add.at(
+            base.reshape(n_classes, _N_PAIR_FEATURES),
+            key_class,
+            raw * multiplicity[key_unit][:, None],
+        )
+    else:
+        # Each drawn record adds its own features.
+        features = raw
+    matrix = unit_matrix(key_unit, key_class, features, n_units, n_classes)
+    return _PairPlan(matrix, base, multiplicity, n_classes, resampling)
+
+
+def _counts_from_sums(sums, n_classes):
+    s = sums.reshape(sums.shape[:-1] + (n_classes, _N_PAIR_FEATURES))
+    return MarginalCounts(
+        s[..., [0, 2]], s[..., [1, 3]], s[..., 4:].reshape(s.shape[:-1] + (2, 2, 2, 2))
+    )
+
+
+def resampled_pvalues(plan, column, n_resamples, rng, draws=None):
+    """P-values of one comparison on resamples, shape (n_resamples, n_classes)."""
+    out = []
+    for sums in resampled_sums(
+        plan.matrix, plan.base, plan.multiplicity, plan.resampling, n_resamples, rng, draws
+    ):
+        stats_ = pairwise_statistics(_counts_from_sums(sums, plan.n_classes))
+        out.append(stats_[column][..., 0])
+    return np.concatenate(out, axis=0)
+
+
+# ---------------------------------------------------------------------------
+# The global test of a comparison
+# ---------------------------------------------------------------------------
+
+
+def _check_n_resamples(n_resamples, minimum=2):
+    if (
+        not isinstance(n_resamples, numbers.Integral)
+        or isinstance(n_resamples, bool)
+        or n_resamples < minimum
+    ):
+        raise ValueError(
+            f"n_resamples must be an integer >= {minimum}, got {n_resamples!r}; "
+            "1000 or more is usual."
+        )
+    return int(n_resamples)
+
+
+def _check_data(comparison, what):
+    if comparison._data is None:
+        raise ValueError(
+            f"{what} needs the data the comparison was computed from; build "
+            "it with compare_precision (or a comparator) rather than by hand."
+        )
+    return comparison._data
+
+
+def _class_weights(weights, classes):
+    if weights is None:
+        return np.full(len(classes), 2.0)
+    if isinstance(weights, Mapping):
+        missing = [c for c in classes if c not in weights]
+        if missing:
+            raise ValueError(
+                f"weights has no entry for class(es) {missing}; give a weight to "
+                "every class of the comparison."
+            )
+        weights = [weights[c] for c in classes]
+    return _check_weights(weights, len(classes))
+
+
+def global_test(
+    comparison,
+    method="dai-cui",
+    test="score",
+    n_resamples=1000,
+    random_state=None,
+    weights=None,
+    resampling="permutation",
+):
+    """Global null test of a comparison; see :meth:`PrecisionComparison.global_test`."""
+    if method not in _COMBINE_METHODS:
+        raise ValueError(f"method must be one of {_COMBINE_METHODS}, got {method!r}.")
+    if resampling not in _RESAMPLINGS:
+        raise ValueError(f"resampling must be one of {_RESAMPLINGS}, got {resampling!r}.")
+    column = _test_column(comparison, test)
+    classes = np.asarray(comparison.classes).tolist()
+    if method == "simes":
+        if weights is not None:
+            raise ValueError("weights are not used by method='simes'; drop them.")
+    else:
+        weights = _class_weights(weights, classes)
+    if method == "dai-cui":
+        n_resamples = _check_n_resamples(n_resamples)
+        data = _check_data(comparison, "global_test(method='dai-cui')")
+        rng = np.random.default_rng(random_state)
+    others = comparison.classifiers[1:]
+    pvalues = comparison.table[column].to_numpy(dtype=float).reshape(len(classes), -1)
+    results = []
+    for j, name in enumerate(others):
+        p = pvalues[:, j]
+        defined = ~np.isnan(p)
+        if not defined.all():
+            warnings.warn(
+                f"The {test} p-value of {name!r} vs {comparison.reference!r} is NaN "
+                f"for class(es) {[c for c, d in zip(classes, defined) if not d]}; "
+                "the global test combines the other classes only.",
+                UndefinedStatisticWarning,
+                stacklevel=3,
+            )
+        if not defined.any():
+            results.append(GlobalTestResult(math.nan, math.nan, math.nan, math.nan, method, 0))
+            continue
+        if method == "simes":
+            results.append(_simes(p[defined]))
+            continue
+        w = weights[defined]
+        if method == "fisher":
+            results.append(_lancaster(p[defined], w, 0.0, method, 0))
+            continue
+        plan = _pair_plan(data, j + 1, resampling)
+        null = resampled_pvalues(plan, _TEST_COLUMNS[test], n_resamples, rng)[:, defined]
+        complete = ~np.isnan(null).any(axis=1)
+        if not complete.all():
+            warnings.warn(
+                f"{int((~complete).sum())} of {n_resamples} resamples of {name!r} "
+                f"vs {comparison.reference!r} gave an undefined {test} p-value for "
+                "some class and were left out of the covariance estimate.",
+                UndefinedStatisticWarning,
+                stacklevel=3,
+            )
+        if complete.sum() < 2:
+            results.append(
+                GlobalTestResult(math.nan, math.nan, math.nan, math.nan, method,
+                                 int(defined.sum()), int(complete.sum()))
+            )
+            continue
+        cov_sum = _offdiagonal_covariance_sum(null[complete], w)
+        if resampling == "permutation":
+            _check_null_mean(null[complete], w, name, comparison.reference, test)
+        results.append(
+            _lancaster(p[defined], w, cov_sum, method, int(complete.sum()), stacklevel=4)
+        )
+    return _stack_results(results, others, test, resampling if method == "dai-cui" else None)
+
+
+def _check_null_mean(null, weights, name, reference, test):
+    """Warn when the per-class p-values are clearly not uniform under the null.
+
+    Dai and Cui take ``E(T) = sum w``, which holds when each p-value is
+    uniform. Asymptotic p-values of sparse classes (few predictions) are
+    not, and over many classes the excess adds up: the permutation
+    distribution of ``T`` shows it. Warn when its mean exceeds ``sum w`` by
+    more than a quarter of its standard deviation, beyond Monte Carlo error.
+    """
+    tiny = np.finfo(float).tiny
+    lancaster = stats.chi2.isf(np.maximum(null, tiny), weights).sum(axis=1)
+    sd = lancaster.std(ddof=1)
+    if not sd > 0:
+        return
+    shift = (lancaster.mean() - weights.sum()) / sd
+    if shift > max(0.25, 3 / np.sqrt(lancaster.shape[0])):
+        warnings.warn(
+            f"Under the permutation null, Lancaster's statistic of {name!r} vs "
+            f"{reference!r} averages {lancaster.mean():.4g} instead of "
+            f"{weights.sum():.4g} ({shift:.2f} standard deviations more): the "
+            f"per-class {test} p-values are not uniform, as happens when many "
+            "classes have few predictions, and the Dai-Cui p-value may be too "
+            "small. Compare fewer, better-populated classes (labels=...).",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def _stack_results(results, classifiers, test, resampling):
+    """One result whose numbers are arrays over compared classifiers (scalars for one)."""
+    def field(name, dtype):
+        values = np.array([getattr(r, name) for r in results], dtype=dtype)
+        return values[0].item() if len(results) == 1 else values
+
+    return GlobalTestResult(
+        statistic=field("statistic", float),
+        pvalue=field("pvalue", float),
+        df=field("df", float),
+        scale=field("scale", float),
+        method=results[0].method,
+        n_tests=field("n_tests", np.int64),
+        n_resamples=field("n_resamples", np.int64),
+        classifiers=tuple(classifiers),
+        test=test,
+        resampling=resampling,
+    )

@@ -1,0 +1,326 @@
+"""Precision at a known prevalence (the paper's partial Bayesian update).
+
+Precision depends on the class prevalence of the test records. When the
+population prevalence ``pi`` of a class is known, Bayes' rule gives the
+precision the classifier would have there from its sensitivity and
+specificity, which do not depend on prevalence:
+
+    P(pi) = Se pi / (Se pi + (1 - Sp)(1 - pi)) = 1 / (1 + (1/pi - 1) / LR+)
+
+with the positive likelihood ratio ``LR+ = Se / (1 - Sp)``.
+"""
+
+import numbers
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ._global_null import (
+    _check_data,
+    _check_n_resamples,
+    _raw,
+    key_sums,
+    record_units,
+    resampled_sums,
+    unit_matrix,
+)
+from .exceptions import UndefinedStatisticWarning
+
+__all__ = []
+
+_CI_METHODS = ("analytic", "bootstrap")
+# Label sets whose positive class is unambiguous (label 1), as in
+# scikit-learn's pos_label convention.
+_BINARY_LABEL_SETS = ({0, 1}, {-1, 1})
+
+AT_PREVALENCE_COLUMNS = [
+    "class",
+    "classifier",
+    "prevalence",
+    "precision",
+    "precision_at_prevalence",
+    "ci_low",
+    "ci_high",
+    "rp",
+    "rp_ci_low",
+    "rp_ci_high",
+]
+
+
+def at_prevalence(comparison, prevalence, ci="analytic", n_resamples=2000, random_state=None):
+    """Precision updated to known prevalences; see :meth:`PrecisionComparison.at_prevalence`."""
+    data = _check_data(comparison, "at_prevalence")
+    if comparison.metric != "precision":
+        raise ValueError(
+            "at_prevalence applies to precision comparisons (compare_precision); "
+            "recall does not depend on prevalence."
+        )
+    if ci not in _CI_METHODS:
+        raise ValueError(f"ci must be one of {_CI_METHODS}, got {ci!r}.")
+    n_resamples = _check_n_resamples(n_resamples)
+    classes = np.asarray(comparison.classes).tolist()
+    chosen, pi = _check_prevalence(prevalence, classes)
+    alpha = comparison.alpha
+    names = comparison.classifiers
+
+    units = _PrevalenceUnits(data, chosen)
+    tp, fp, n_pos, n_rows = units.totals()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sens, fpr = tp / n_pos[:, None], fp / (n_rows - n_pos)[:, None]
+        updated = _bayes(sens, fpr, pi[:, None])
+        precision = tp / (tp + fp)
+
+    rng = np.random.default_rng(random_state)
+    boot = units.bootstrap(pi, n_resamples, rng)  # (R, n_classes, n_clf)
+    quantiles = [alpha / 2, 1 - alpha / 2]
+    with warnings.catch_warnings():
+        # All-NaN slices are the undefined statistics warned about below.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if ci == "analytic":
+            with np.errstate(divide="ignore", invalid="ignore"):
+                se_log_lr = np.sqrt(units.log_lr_variance(tp, fp, n_pos, n_rows))
+                log_lr = np.log(sens) - np.log(fpr)
+                z = stats.norm.isf(alpha / 2)
+                ci_low = _from_log_lr(log_lr - z * se_log_lr, pi[:, None])
+                ci_high = _from_log_lr(log_lr + z * se_log_lr, pi[:, None])
+            finite = np.isfinite(log_lr) & np.isfinite(se_log_lr)
+            ci_low, ci_high = np.where(finite, ci_low, np.nan), np.where(finite, ci_high, np.nan)
+        else:
+            ci_low, ci_high = np.nanquantile(boot, quantiles, axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rp = updated / updated[:, :1]
+            rp_boot = boot / boot[..., :1]
+        rp_boot = np.where(np.isfinite(rp_boot), rp_boot, np.nan)
+        rp_low, rp_high = np.nanquantile(rp_boot, quantiles, axis=0)
+    # The reference's own rows carry no ratio.
+    for arr in (rp, rp_low, rp_high):
+        arr[:, 0] = np.nan
+    for message in _diagnose(tp, fp, n_pos, n_rows, names, chosen, ci):
+        warnings.warn(message, UndefinedStatisticWarning, stacklevel=3)
+
+    n_classes, n_clf = tp.shape
+    frame = pd.DataFrame(
+        {
+            "class": np.repeat(np.asarray(chosen, dtype=object), n_clf),
+            "classifier": np.tile(np.asarray(names, dtype=object), n_classes),
+            "prevalence": np.repeat(pi, n_clf),
+            "precision": precision.ravel(),
+            "precision_at_prevalence": updated.ravel(),
+            "ci_low": ci_low.ravel(),
+            "ci_high": ci_high.ravel(),
+            "rp": rp.ravel(),
+            "rp_ci_low": rp_low.ravel(),
+            "rp_ci_high": rp_high.ravel(),
+        }
+    )
+    values = np.asarray(comparison.classes)
+    if values.dtype.kind in "iub":
+        frame["class"] = frame["class"].astype(values.dtype)
+    return frame
+
+
+def _bayes(sens, fpr, pi):
+    """Eq. (28): Se pi / (Se pi + (1 - Sp)(1 - pi))."""
+    return sens * pi / (sens * pi + fpr * (1 - pi))
+
+
+def _from_log_lr(log_lr, pi):
+    """P = 1 / (1 + (1/pi - 1) / LR+), written in log LR+."""
+    return 1.0 / (1.0 + (1.0 / pi - 1.0) * np.exp(-log_lr))
+
+
+def _check_prevalence(prevalence, classes):
+    """The classes to report and their prevalences, in comparison order."""
+    if isinstance(prevalence, Mapping):
+        unknown = [c for c in prevalence if c not in classes]
+        if unknown:
+            raise ValueError(
+                f"prevalence has class(es) {unknown} that are not in the "
+                f"comparison; its classes are {classes}."
+            )
+        if not prevalence:
+            raise ValueError("prevalence is an empty dict; give at least one class.")
+        chosen = [c for c in classes if c in prevalence]
+        values = [prevalence[c] for c in chosen]
+    elif isinstance(prevalence, numbers.Real) and not isinstance(prevalence, bool):
+        labels = set(classes)
+        if len(classes) != 2 or labels not in _BINARY_LABEL_SETS:
+            raise ValueError(
+                f"A single prevalence applies to a binary problem with labels "
+                f"{{0, 1}} or {{-1, 1}} (the prevalence of class 1); this "
+                f"comparison has classes {classes}. Pass a dict class -> "
+                f"prevalence instead, e.g. prevalence={{{classes[-1]!r}: "
+                f"{prevalence!r}}}."
+            )
+        _check_one_prevalence(prevalence, 1)
+        # Class 1 has the given prevalence, the other class the rest.
+        chosen = list(classes)
+        values = [prevalence if c == 1 else 1 - prevalence for c in chosen]
+    else:
+        raise ValueError(
+            "prevalence must be a number (binary problems) or a dict class -> "
+            f"prevalence, got {type(prevalence).__name__}."
+        )
+    for c, v in zip(chosen, values):
+        _check_one_prevalence(v, c)
+    values = np.asarray(values, dtype=float)
+    if values.sum() > 1 + 1e-12:
+        raise ValueError(
+            f"The prevalences in prevalence sum to {values.sum():.6g} > 1; the "
+            "classes are disjoint, so their prevalences cannot exceed 1 in total."
+        )
+    return chosen, values
+
+
+def _check_one_prevalence(value, label):
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not 0 < value < 1:
+        raise ValueError(
+            f"prevalence must lie strictly between 0 and 1, got {value!r} for "
+            f"class {label!r}; a prevalence of 0 or 1 leaves nothing to predict."
+        )
+
+
+class _PrevalenceUnits:
+    """Per-unit counts of true positives, false positives and class rows.
+
+    Units are as in :func:`record_units`: identical records (one row per
+    record) or records (clustered rows). Per key (unit, class) the features
+    are, for each classifier ``c``, ``tp`` at ``2c`` and ``fp`` at ``2c + 1``,
+    then the rows of the class at ``2C``; an extra pseudo-class at index
+    ``n_classes`` holds each unit's number of rows.
+    """
+
+    def __init__(self, data, chosen):
+        encoded = data.encoded
+        values = encoded.values.tolist()
+        codes = np.array([values.index(c) for c in chosen], dtype=np.intp)
+        n_classes = codes.shape[0]
+        n_clf = len(encoded.preds)
+        unit, multiplicity = record_units(data, encoded.preds)
+        n_units = multiplicity.shape[0]
+        lookup = np.full(len(values), -1, dtype=np.int64)
+        lookup[codes] = np.arange(n_classes)
+        y = _raw(encoded, encoded.y_true)
+        streams = []
+        for c, pred in enumerate(encoded.preds):
+            pred = _raw(encoded, pred)
+            hit = (pred == y).astype(float)
+            streams.append((lookup[pred], {2 * c: hit, 2 * c + 1: 1.0 - hit}))
+        streams.append((lookup[y], {2 * n_clf: None}))
+        # Every row counts once in the pseudo-class holding the unit's rows.
+        streams.append((np.full(y.shape[0], n_classes), {0: None}))
+        n_features = 2 * n_clf + 1
+        key_unit, key_class, sums = key_sums(unit, n_units, streams, n_classes + 1, n_features)
+        self.n_classes, self.n_clf = n_classes, n_clf
+        self.multiplicity = multiplicity
+        self.key_unit, self.key_class = key_unit, key_class
+        # Per-record values: a unit of m identical records sums m copies.
+        self.per_record = sums / multiplicity[key_unit][:, None]
+        self.totals_ = np.zeros((n_classes + 1, n_features))
+        np.add.at(self.totals_, key_class, sums)
+        self.matrix = unit_matrix(key_unit, key_class, self.per_record, n_units, n_classes + 1)
+
+    def totals(self):
+        t = self.totals_
+        c = self.n_clf
+        return t[:-1, 0 : 2 * c : 2], t[:-1, 1 : 2 * c : 2], t[:-1, 2 * c], t[-1, 0]
+
+    def log_lr_variance(self, tp, fp, n_pos, n_rows):
+        """Cluster-robust (sandwich) variance of log LR+ per class and classifier.
+
+        ``log LR+ = log(TP / n1) - log(FP / n0)`` is a smooth function of
+        ratios of sums over records; its delta-method variance is
+        ``sum_i r_i^2`` with ``r_i = tp_i/TP - d_i/n1 - fp_i/FP + nd_i/n0``
+        (``d_i``, ``nd_i``: record i's rows of and not of the class). With
+        one row per record this is exactly ``(1 - Se)/TP + Sp/FP``, the
+        variance of DTComPair ``pv.prev``.
+        """
+        c = self.n_clf
+        n_neg = n_rows - n_pos
+        keys = self.key_class < self.n_classes
+        k = self.key_class[keys]
+        per = self.per_record[keys]
+        m = self.multiplicity[self.key_unit[keys]][:, None]
+        unit_rows = self.unit_rows()
+        rows = unit_rows[self.key_unit[keys]][:, None]
+        d = per[:, 2 * c][:, None]
+        # r_i = q_i + rows_i / n0 with q nonzero only on keys of the class.
+        q = (
+            per[:, 0 : 2 * c : 2] / tp[k]
+            - d / n_pos[k][:, None]
+            - per[:, 1 : 2 * c : 2] / fp[k]
+            - d / n_neg[k][:, None]
+        )
+        var = np.zeros_like(tp)
+        np.add.at(var, k, m * q**2 + 2 * m * q * rows / n_neg[k][:, None])
+        var += (self.multiplicity * unit_rows**2).sum() / n_neg[:, None] ** 2
+        return var
+
+    def unit_rows(self):
+        rows = np.zeros(self.multiplicity.shape[0])
+        own = self.key_class == self.n_classes
+        rows[self.key_unit[own]] = self.per_record[own, 0]
+        return rows
+
+    def bootstrap(self, pi, n_resamples, rng):
+        """Updated precisions on bootstrap resamples of records, (R, n_classes, n_clf)."""
+        c = self.n_clf
+        n_features = 2 * c + 1
+        out = []
+        base = np.zeros(self.matrix.shape[1])
+        for sums in resampled_sums(
+            self.matrix, base, self.multiplicity, "bootstrap", n_resamples, rng
+        ):
+            s = sums.reshape(-1, self.n_classes + 1, n_features)
+            tp, fp = s[:, :-1, 0 : 2 * c : 2], s[:, :-1, 1 : 2 * c : 2]
+            n_pos, n_rows = s[:, :-1, 2 * c], s[:, -1:, 0]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                sens = tp / n_pos[..., None]
+                fpr = fp / (n_rows - n_pos)[..., None]
+                out.append(_bayes(sens, fpr, pi[:, None]))
+        return np.concatenate(out, axis=0)
+
+
+def _diagnose(tp, fp, n_pos, n_rows, names, chosen, ci):
+    """Messages for the undefined values, one per classifier and reason."""
+    messages = []
+
+    def listed(mask):
+        return [c for c, bad in zip(chosen, mask) if bad]
+
+    absent = n_pos == 0
+    if absent.any():
+        messages.append(
+            f"Class(es) {listed(absent)} never occur in y_true: sensitivity is "
+            "undefined (0/0), so the precision at prevalence is NaN."
+        )
+    everywhere = n_pos == n_rows
+    if everywhere.any():
+        messages.append(
+            f"Every row is of class(es) {listed(everywhere)}: specificity is "
+            "undefined (0/0), so the precision at prevalence is NaN."
+        )
+    known = ~absent & ~everywhere
+    for c, name in enumerate(names):
+        never = known & (tp[:, c] == 0) & (fp[:, c] == 0)
+        if never.any():
+            messages.append(
+                f"Classifier {name!r} never predicts class(es) {listed(never)}: its "
+                "precision at prevalence is undefined (0/0) and reported as NaN."
+            )
+        if ci == "analytic":
+            for mask, reason in (
+                (known & (tp[:, c] == 0) & (fp[:, c] > 0), "no true positives (LR+ = 0)"),
+                (known & (fp[:, c] == 0) & (tp[:, c] > 0), "no false positives (LR+ infinite)"),
+            ):
+                if mask.any():
+                    messages.append(
+                        f"Classifier {name!r} has {reason} for class(es) "
+                        f"{listed(mask)}: the analytic confidence interval of its "
+                        "precision at prevalence is undefined and reported as NaN; "
+                        "ci='bootstrap' gives one."
+                    )
+    return messages
