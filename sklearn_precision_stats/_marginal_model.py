@@ -162,8 +162,13 @@ def pairwise_statistics(counts, alpha=0.05):
     }
 
 
-def _quadratic_form(vec, mat):
+def _quadratic_form(vec, mat, scale):
     """vec^T mat^{-1} vec over batches; NaN where `mat` is (near) singular.
+
+    ``scale`` is the natural size of the entries of `mat` before the
+    cancellations that make it singular (e.g. the unprojected variances):
+    an eigenvalue below ``_RELATIVE_ZERO * scale`` counts as zero, so exact
+    degeneracy is detected whether rounding leaves 0 or 1e-17 behind.
 
     Returns
     -------
@@ -172,7 +177,7 @@ def _quadratic_form(vec, mat):
     finite = np.isfinite(vec).all(axis=-1) & np.isfinite(mat).all(axis=(-2, -1))
     safe = np.where(finite[..., None, None], mat, np.eye(mat.shape[-1]))
     eig = np.linalg.eigvalsh(safe)
-    ok = finite & (eig[..., 0] > _RELATIVE_ZERO * np.abs(eig[..., -1]))
+    ok = finite & (eig[..., 0] > _RELATIVE_ZERO * np.maximum(np.abs(eig[..., -1]), scale))
     safe = np.where(ok[..., None, None], safe, np.eye(mat.shape[-1]))
     vec = np.where(ok[..., None], vec, 0.0)
     sol = np.linalg.solve(safe, vec[..., None])[..., 0]
@@ -198,7 +203,7 @@ def omnibus_statistics(counts):
         info = M * P * (1 - P)
         V = S / (info[..., :, None] * info[..., None, :])
         cov_b = V[..., 1:, 1:] - V[..., 1:, :1] - V[..., :1, 1:] + V[..., :1, :1]
-        wald = _quadratic_form(b, cov_b)
+        wald = _quadratic_form(b, cov_b, np.diagonal(V, axis1=-2, axis2=-1).max(axis=-1))
 
         # Score: everything at the pooled precision, intercept projected out.
         Ppool = T.sum(axis=-1) / M.sum(axis=-1)
@@ -208,7 +213,7 @@ def omnibus_statistics(counts):
         U = T[..., 1:] - M[..., 1:] * Ppool[..., None]
         A = np.eye(n_clf)[1:] - w[..., 1:, None]  # (..., C-1, C)
         var_u = A @ R @ np.swapaxes(A, -1, -2)
-        score = _quadratic_form(U, var_u)
+        score = _quadratic_form(U, var_u, np.diagonal(R, axis1=-2, axis2=-1).max(axis=-1))
     df = n_clf - 1
     return {
         "df": np.full(wald.shape, df),
