@@ -127,6 +127,20 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         ref = self.reference if self.reference is not None else names[0]
         return [ref] + [n for n in names if n != ref]
 
+    def _record_input(self, X, y):
+        """Set the fitted attributes that describe the training input."""
+        if hasattr(X, "columns"):
+            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        shape = getattr(X, "shape", None)
+        self.n_features_in_ = shape[1] if shape is not None and len(shape) > 1 else 1
+        y_arr = np.asarray(y)
+        try:
+            self.classes_ = np.unique(y_arr)
+        except TypeError:
+            self.classes_ = np.asarray(sorted(set(y_arr.tolist()), key=str), dtype=object)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         # Declared a classifier so that cross_validate, GridSearchCV and
@@ -235,19 +249,6 @@ class PairedPrecisionComparator(_BaseComparator):
         self.estimators_ = fitted
         self.named_estimators_ = Bunch(**{name: est for (name, _), est in zip(items, fitted)})
         return self
-
-    def _record_input(self, X, y):
-        if hasattr(X, "columns"):
-            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        shape = getattr(X, "shape", None)
-        self.n_features_in_ = shape[1] if shape is not None and len(shape) > 1 else 1
-        y_arr = np.asarray(y)
-        try:
-            self.classes_ = np.unique(y_arr)
-        except TypeError:
-            self.classes_ = np.asarray(sorted(set(y_arr.tolist()), key=str), dtype=object)
 
     def predict_all(self, X):
         """Predictions of every fitted estimator.
