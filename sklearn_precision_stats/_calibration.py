@@ -1,7 +1,6 @@
 """Calibration plot points and the Hosmer-Lemeshow goodness-of-fit test."""
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,6 +10,7 @@ from sklearn.utils import assert_all_finite, check_consistent_length
 from sklearn.utils.validation import column_or_1d
 
 from ._classic_common import _check_binary_target, _TestResult, _warn_undefined
+from ._validation import _check_integer
 
 __all__ = ["HosmerLemeshowResult", "calibration_points", "hosmer_lemeshow_test"]
 
@@ -37,19 +37,6 @@ class HosmerLemeshowResult(_TestResult):
     pvalue: float
     df: int
     n_groups: int
-
-
-def _check_n_groups(n_groups, minimum):
-    if (
-        not isinstance(n_groups, numbers.Integral)
-        or isinstance(n_groups, bool)
-        or n_groups < minimum
-    ):
-        raise ValueError(
-            f"n_groups must be an integer of at least {minimum}, got "
-            f"{n_groups!r}; the usual choice is n_groups=10."
-        )
-    return int(n_groups)
 
 
 def _group_sums(y_true, y_prob, n_groups, strategy, pos_label):
@@ -153,7 +140,7 @@ def calibration_points(
     1  3       0.33       0.52
     2  4       1.00       0.77
     """
-    n_groups = _check_n_groups(n_groups, 1)
+    n_groups = _check_integer(n_groups, "n_groups", 1, "; the usual choice is n_groups=10")
     size, expected, observed = _group_sums(
         y_true, y_prob, n_groups, strategy, pos_label
     )
@@ -234,7 +221,7 @@ def hosmer_lemeshow_test(
     >>> bool(res.pvalue < 1e-6)
     True
     """
-    n_groups = _check_n_groups(n_groups, 3)
+    n_groups = _check_integer(n_groups, "n_groups", 3, "; the usual choice is n_groups=10")
     size, expected, observed = _group_sums(
         y_true, y_prob, n_groups, strategy, pos_label
     )

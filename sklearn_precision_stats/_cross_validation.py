@@ -25,7 +25,7 @@ from sklearn.utils.validation import _check_method_params, _num_samples
 
 from ._comparators import _BaseComparator
 from ._compare import compare_precision
-from ._validation import _as_label_array, _check_alpha
+from ._validation import _as_label_array, _check_alpha, _check_integer
 
 __all__ = ["CVPrecisionComparator"]
 
@@ -297,15 +297,7 @@ class CVPrecisionComparator(_BaseComparator):
                 "drop the records of failed splits and warn), got "
                 f"{self.error_score!r}."
             )
-        if (
-            not isinstance(self.verbose, numbers.Integral)
-            or isinstance(self.verbose, bool)
-            or self.verbose < 0
-        ):
-            raise ValueError(
-                f"verbose must be an int >= 0 (0: silent, 1: progress bar), "
-                f"got {self.verbose!r}."
-            )
+        _check_integer(self.verbose, "verbose", 0, " (0: silent, 1: progress bar)")
 
     def _run_tasks(self, X, y, tasks, fit_params):
         """Run every (classifier, split) fit in one joblib.Parallel call."""

@@ -17,7 +17,6 @@ clustered rows each record is a unit. See :func:`record_units` and
 """
 
 import math
-import numbers
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from scipy import sparse, stats
 
 from ._marginal_model import pairwise_statistics
 from ._stacking import EncodedPredictions, MarginalCounts, _joint_codes
+from ._validation import _check_integer
 from .exceptions import UndefinedStatisticWarning
 
 __all__ = ["GlobalTestResult", "combine_pvalues_dependent"]
@@ -675,17 +675,8 @@ def resampled_pvalues(plan, column, n_resamples, rng, draws=None):
 # ---------------------------------------------------------------------------
 
 
-def _check_n_resamples(n_resamples, minimum=2):
-    if (
-        not isinstance(n_resamples, numbers.Integral)
-        or isinstance(n_resamples, bool)
-        or n_resamples < minimum
-    ):
-        raise ValueError(
-            f"n_resamples must be an integer >= {minimum}, got {n_resamples!r}; "
-            "1000 or more is usual."
-        )
-    return int(n_resamples)
+def _check_n_resamples(n_resamples):
+    return _check_integer(n_resamples, "n_resamples", 2, "; 1000 or more is usual")
 
 
 def _check_data(comparison, what):

@@ -20,9 +20,8 @@ from sklearn.utils.validation import check_consistent_length
 
 from ._comparators import PairedPrecisionComparator
 from ._compare import compare_precision
-from ._validation import _check_alpha
+from ._validation import _check_alpha, _check_integer
 from .exceptions import UndefinedStatisticWarning
-from .simulation import _check_integer
 
 __all__ = ["replicability", "replicability_score", "ReplicabilityResult"]
 

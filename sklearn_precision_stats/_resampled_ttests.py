@@ -43,6 +43,7 @@ from ._classic_common import (
     _TestResult,
     _warn_undefined,
 )
+from ._validation import _check_integer
 
 __all__ = [
     "FTestResult",
@@ -860,14 +861,7 @@ def corrected_repeated_kfold_ttest(
     """
     _check_alternative(alternative)
     scores_a, scores_b = _check_paired_scores(scores_a, scores_b)
-    if (
-        not isinstance(n_splits, numbers.Integral)
-        or isinstance(n_splits, bool)
-        or n_splits < 2
-    ):
-        raise ValueError(
-            f"n_splits must be an integer of at least 2, got {n_splits!r}."
-        )
+    n_splits = _check_integer(n_splits, "n_splits", 2)
     if scores_a.shape[0] % n_splits:
         raise ValueError(
             f"the number of scores ({scores_a.shape[0]}) is not a multiple of "

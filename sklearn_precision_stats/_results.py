@@ -286,7 +286,7 @@ class PrecisionComparison:
                 f"{ratio.upper()} {level} CI": _interval(
                     t[f"{ratio}_ci_low"], t[f"{ratio}_ci_high"], digits
                 ),
-                f"P>|z|": t[f"{ratio}_pvalue"],
+                "P>|z|": t[f"{ratio}_pvalue"],
             }
         )
         summ.add_df(_format_frame(effect, digits), index=False)

@@ -1,5 +1,6 @@
 """Input validation shared by the comparison functions and estimators."""
 
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -16,6 +17,13 @@ def _check_alpha(alpha):
             "use e.g. alpha=0.05 for 95% confidence intervals."
         )
     return float(alpha)
+
+
+def _check_integer(value, name, minimum, hint=""):
+    """`value` as an int, or a ValueError naming `name`, its minimum and a hint."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}{hint}.")
+    return int(value)
 
 
 def _as_label_array(values, name):

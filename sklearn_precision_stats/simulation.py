@@ -38,7 +38,7 @@ from sklearn.utils import check_random_state
 
 from ._marginal_model import pairwise_statistics
 from ._stacking import counts_from_joint_table
-from ._validation import _check_alpha
+from ._validation import _check_alpha, _check_integer
 
 __all__ = ["make_paired_predictions", "rejection_rates"]
 
@@ -47,13 +47,6 @@ _TESTS = ("score", "wgs", "wald", "rp", "z")
 # Tolerance for probabilities that should be in [0, 1] but come out of a
 # linear solve a few ulps outside it.
 _PROB_TOL = 1e-12
-
-
-def _check_integer(value, name, minimum, why=""):
-    """`value` as an int, or a ValueError naming `name` and its minimum."""
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}{why}, got {value!r}.")
-    return int(value)
 
 
 def _check_prevalence(prevalence, n_classes):

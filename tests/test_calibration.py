@@ -157,7 +157,7 @@ def test_undefined_is_nan_with_warning():
 def test_input_errors():
     with pytest.raises(ValueError, match=r"probabilities in \[0, 1\]"):
         hosmer_lemeshow_test([0, 1, 1], [0.2, 1.5, 0.3])
-    with pytest.raises(ValueError, match="n_groups must be an integer of at least 3"):
+    with pytest.raises(ValueError, match="n_groups must be an integer >= 3"):
         hosmer_lemeshow_test(TABLE_7_2_D, TABLE_7_2_PHI, n_groups=2)
     with pytest.raises(ValueError, match="larger than the number of rows"):
         calibration_points(TABLE_7_2_D, TABLE_7_2_PHI, n_groups=11)

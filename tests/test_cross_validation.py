@@ -594,7 +594,7 @@ def test_verbose_without_tqdm_uses_joblib_messages(data2, capsys, monkeypatch):
             r"dict name -> estimator",
         ),
         ({"alpha": 1.5}, {}, r"alpha must be"),
-        ({"verbose": -1}, {}, r"verbose must be an int >= 0"),
+        ({"verbose": -1}, {}, r"verbose must be an integer >= 0"),
         ({}, {"y": np.zeros(150, int)}, r"X has 200 samples but y has 150"),
         ({}, {"groups": np.zeros(3)}, r"groups has 3 entries but X has 200"),
         ({}, {"y": np.zeros((200, 3))}, r"y must be 1-D"),

@@ -22,7 +22,7 @@ from mlxtend.evaluate import (
 )
 from scipy import stats
 from sklearn.datasets import make_classification, make_regression
-from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
+from sklearn.linear_model import LinearRegression, Ridge
 from sklearn.model_selection import (
     KFold,
     RepeatedStratifiedKFold,
