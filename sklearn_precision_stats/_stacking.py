@@ -118,18 +118,39 @@ def _encode_predictions(y_true, preds):
     return EncodedPredictions(inverse[0], list(inverse[1:]), values, 0)
 
 
-def _joint_codes(encoded, n_values):
-    """Flat index of each row's (truth, pred_1, ..., pred_C) cell."""
-    arrays = [encoded.y_true, *encoded.preds]
-    code = np.multiply(arrays[0], n_values ** (len(arrays) - 1), dtype=np.intp)
-    tmp = np.empty_like(code)
-    for j, arr in enumerate(arrays[1:], start=1):
-        # In place, so the cost stays a few passes and two int64 buffers.
-        np.multiply(arr, n_values ** (len(arrays) - 1 - j), out=tmp, dtype=np.intp)
-        code += tmp
+def _joint_codes(encoded, n_values, rows=slice(None), out=None):
+    """Flat index of each row's (truth, pred_1, ..., pred_C) cell.
+
+    Parameters
+    ----------
+    encoded : EncodedPredictions
+    n_values : int
+        Length of ``encoded.values`` (the base of the flat index).
+    rows : slice, default=slice(None)
+        The rows to encode.
+    out : ndarray of intp, default=None
+        Buffer of the slice's length to write into.
+    """
+    arrays = [encoded.y_true[rows], *(p[rows] for p in encoded.preds)]
+    # Horner's scheme in place on one intp buffer: a few passes and no
+    # temporaries, which is most of the cost at 10^7 rows.
+    if out is None:
+        code = arrays[0].astype(np.intp, copy=True)
+    else:
+        code = out
+        np.copyto(code, arrays[0], casting="unsafe")
+    for arr in arrays[1:]:
+        code *= n_values
+        np.add(code, arr, out=code, casting="unsafe")
     if encoded.offset:
         code -= encoded.offset * sum(n_values**j for j in range(len(arrays)))
     return code
+
+
+# Rows encoded per block in `joint_table`: a block's codes stay in the CPU
+# cache between the Horner passes and the bincount (about 2x faster than
+# whole-array passes at 10^7 rows).
+_BLOCK_ROWS = 2**18
 
 
 def joint_table(encoded):
@@ -143,7 +164,17 @@ def joint_table(encoded):
     n_cells = n_values**n_axes
     if n_cells > _MAX_JOINT_CELLS:
         return None
-    table = np.bincount(_joint_codes(encoded, n_values), minlength=n_cells)
+    n_rows = encoded.y_true.shape[0]
+    if n_cells > _BLOCK_ROWS:
+        # A large table would be re-allocated per block: one pass instead.
+        table = np.bincount(_joint_codes(encoded, n_values), minlength=n_cells)
+        return table.reshape((n_values,) * n_axes)
+    table = np.zeros(n_cells, dtype=np.intp)
+    buffer = np.empty(min(_BLOCK_ROWS, n_rows), dtype=np.intp)
+    for start in range(0, n_rows, _BLOCK_ROWS):
+        stop = min(start + _BLOCK_ROWS, n_rows)
+        codes = _joint_codes(encoded, n_values, slice(start, stop), buffer[: stop - start])
+        table += np.bincount(codes, minlength=n_cells)
     return table.reshape((n_values,) * n_axes)
 
 
