@@ -33,7 +33,7 @@ from .exceptions import UndefinedStatisticWarning
 
 __all__ = ["GlobalTestResult", "combine_pvalues_dependent"]
 
-_COMBINE_METHODS = ("dai-cui", "fisher", "simes")
+_COMBINE_METHODS = ("dai-cui", "permutation", "fisher", "simes")
 _ADJUST_METHODS = ("holm", "bh", "by")
 _RESAMPLINGS = ("permutation", "bootstrap")
 # Test name -> p-value column of the comparison table (before the recall
@@ -179,15 +179,19 @@ def combine_pvalues_dependent(pvalues, null_pvalues=None, weights=None, method="
         them, to estimate the covariances of the transformed p-values; rows
         with a NaN are left out. Without them the covariances are taken as
         zero, which gives Lancaster's (Fisher's) test for independent
-        p-values. Null p-values of exactly 0 are raised to the smallest
+        p-values. ``"permutation"`` requires them: it compares the observed
+        statistic with its values on the resamples. Null p-values of exactly 0 are raised to the smallest
         positive float so that their transform stays finite.
     weights : array-like of shape (n_tests,), default=None
         Lancaster's degrees of freedom ``w_i > 0``, one per test (larger
         weight, more influence); 2 for every test when None, which is
         Fisher's method. Not used by ``"simes"``.
-    method : {"dai-cui", "fisher", "simes"}, default="dai-cui"
+    method : {"dai-cui", "permutation", "fisher", "simes"}, default="dai-cui"
         ``"dai-cui"``: Lancaster's statistic with Dai and Cui's Satterthwaite
-        correction for dependence; ``"fisher"``: Lancaster's (with default
+        correction for dependence; ``"permutation"``: Lancaster's statistic
+        against its resampling distribution, ``(1 + #{T_b >= T}) / (1 + B)``,
+        exact when `null_pvalues` come from permutations that make the null
+        true (``df`` and ``scale`` are then NaN); ``"fisher"``: Lancaster's (with default
         weights, Fisher's) test assuming independent p-values;
         ``"simes"``: Simes' test, valid for independent and positively
         dependent p-values.
@@ -284,9 +288,40 @@ def combine_pvalues_dependent(pvalues, null_pvalues=None, weights=None, method="
                 "null_pvalues needs at least two rows without NaN to estimate "
                 f"covariances, got {int(complete.sum())} of {null_pvalues.shape[0]}."
             )
+        if method == "permutation":
+            return _lancaster_permutation(pvalues, weights, null_pvalues[complete])
         cov_sum = _offdiagonal_covariance_sum(null_pvalues[complete], weights)
         n_resamples = int(complete.sum())
+    if method == "permutation":
+        raise ValueError(
+            "method='permutation' needs null_pvalues: the same tests' p-values "
+            "on resamples under the null (e.g. paired permutations)."
+        )
     return _lancaster(pvalues, weights, cov_sum, method, n_resamples)
+
+
+def _lancaster_statistic(pvalues, weights):
+    # Null p-values of exactly 0 are raised to the smallest positive float so
+    # that the transform stays finite.
+    tiny = np.finfo(float).tiny
+    return stats.chi2.isf(np.maximum(pvalues, tiny), weights).sum(axis=-1)
+
+
+def _lancaster_permutation(pvalues, weights, null_pvalues):
+    """Lancaster's statistic with its permutation p-value.
+
+    Unlike the Dai-Cui approximation this does not assume each p-value is
+    uniform under the null, so it stays exact when many sparse classes make
+    the asymptotic per-class p-values non-uniform.
+    """
+    n_tests = pvalues.shape[0]
+    observed = float(_lancaster_statistic(pvalues, weights))
+    null = _lancaster_statistic(null_pvalues, weights)
+    # (1 + count) / (1 + B): the observed data are one of the permutations.
+    pvalue = (1.0 + np.count_nonzero(null >= observed * (1 - 1e-12))) / (1.0 + null.shape[0])
+    return GlobalTestResult(
+        observed, float(pvalue), math.nan, math.nan, "permutation", n_tests, null.shape[0]
+    )
 
 
 def _lancaster(pvalues, weights, cov_sum, method, n_resamples, stacklevel=3):
@@ -723,9 +758,14 @@ def global_test(
             raise ValueError("weights are not used by method='simes'; drop them.")
     else:
         weights = _class_weights(weights, classes)
-    if method == "dai-cui":
+    if method == "permutation" and resampling != "permutation":
+        raise ValueError(
+            "method='permutation' needs resampling='permutation': a bootstrap "
+            "does not make the null true; use method='dai-cui' with it."
+        )
+    if method in ("dai-cui", "permutation"):
         n_resamples = _check_n_resamples(n_resamples)
-        data = _check_data(comparison, "global_test(method='dai-cui')")
+        data = _check_data(comparison, f"global_test(method={method!r})")
         rng = np.random.default_rng(random_state)
     others = comparison.classifiers[1:]
     pvalues = comparison.table[column].to_numpy(dtype=float).reshape(len(classes), -1)
@@ -768,13 +808,17 @@ def global_test(
                                  int(defined.sum()), int(complete.sum()))
             )
             continue
+        if method == "permutation":
+            results.append(_lancaster_permutation(p[defined], w, null[complete]))
+            continue
         cov_sum = _offdiagonal_covariance_sum(null[complete], w)
         if resampling == "permutation":
             _check_null_mean(null[complete], w, name, comparison.reference, test)
         results.append(
             _lancaster(p[defined], w, cov_sum, method, int(complete.sum()), stacklevel=4)
         )
-    return _stack_results(results, others, test, resampling if method == "dai-cui" else None)
+    resampled = method in ("dai-cui", "permutation")
+    return _stack_results(results, others, test, resampling if resampled else None)
 
 
 def _check_null_mean(null, weights, name, reference, test):
@@ -786,8 +830,7 @@ def _check_null_mean(null, weights, name, reference, test):
     distribution of ``T`` shows it. Warn when its mean exceeds ``sum w`` by
     more than a quarter of its standard deviation, beyond Monte Carlo error.
     """
-    tiny = np.finfo(float).tiny
-    lancaster = stats.chi2.isf(np.maximum(null, tiny), weights).sum(axis=1)
+    lancaster = _lancaster_statistic(null, weights)
     sd = lancaster.std(ddof=1)
     if not sd > 0:
         return
@@ -799,7 +842,8 @@ def _check_null_mean(null, weights, name, reference, test):
             f"{weights.sum():.4g} ({shift:.2f} standard deviations more): the "
             f"per-class {test} p-values are not uniform, as happens when many "
             "classes have few predictions, and the Dai-Cui p-value may be too "
-            "small. Compare fewer, better-populated classes (labels=...).",
+            "small. Use method='permutation' (exact), or compare fewer, "
+            "better-populated classes (labels=...).",
             UserWarning,
             stacklevel=4,
         )

@@ -335,10 +335,14 @@ class PrecisionComparison:
 
         Parameters
         ----------
-        method : {"dai-cui", "fisher", "simes"}, default="dai-cui"
+        method : {"dai-cui", "permutation", "fisher", "simes"}, default="dai-cui"
             ``"dai-cui"``: Lancaster's statistic with Dai and Cui's
             correction for the dependence between classes, whose covariances
             come from p-values recomputed on `n_resamples` resamples;
+            ``"permutation"``: Lancaster's statistic against its
+            distribution over the `n_resamples` paired permutations, an
+            exact test that also holds with many sparsely predicted classes
+            (where Dai-Cui's uniform-p-value moments can be off);
             ``"fisher"``: Lancaster's (Fisher's) test assuming independent
             classes, which is anti-conservative when the classes' p-values
             are positively dependent; ``"simes"``: Simes' test (no

@@ -342,6 +342,33 @@ def test_global_test_equals_combination_of_its_null_pvalues(three_classes):
     assert res.df == pytest.approx(expected.df, rel=1e-12)
 
 
+def test_permutation_pvalue_equals_hand_formula():
+    p = np.array([0.01, 0.20, 0.03])
+    null = np.random.default_rng(0).uniform(size=(99, 3))
+    w = np.array([2.0, 4.0, 2.0])
+    observed = stats.chi2.isf(p, w).sum()
+    exceed = (stats.chi2.isf(null, w).sum(axis=1) >= observed).sum()
+    res = combine_pvalues_dependent(p, null_pvalues=null, weights=w, method="permutation")
+    assert res.statistic == pytest.approx(observed, rel=1e-12)
+    assert res.pvalue == (1 + exceed) / 100
+    assert np.isnan(res.df) and res.method == "permutation" and res.n_resamples == 99
+    with pytest.raises(ValueError, match="method='permutation' needs null_pvalues"):
+        combine_pvalues_dependent(p, method="permutation")
+
+
+def test_global_permutation_test_uses_the_paired_permutations(three_classes):
+    data = three_classes._data
+    plan = gn._pair_plan(data, 1, "permutation")
+    null = gn.resampled_pvalues(plan, "score_pvalue", 400, np.random.default_rng(9))
+    expected = combine_pvalues_dependent(three_classes.table["score_pvalue"],
+                                         null_pvalues=null, method="permutation")
+    res = three_classes.global_test(method="permutation", n_resamples=400, random_state=9)
+    assert res.pvalue == expected.pvalue and res.statistic == expected.statistic
+    assert res.resampling == "permutation"
+    with pytest.raises(ValueError, match="needs resampling='permutation'"):
+        three_classes.global_test(method="permutation", resampling="bootstrap")
+
+
 def test_weights(three_classes):
     w = {c: float(c) + 1.0 for c in three_classes.classes}
     a = three_classes.global_test(method="fisher", weights=w)
@@ -541,7 +568,7 @@ def test_dai_cui_holds_its_size_under_the_global_null():
     """
     rng = np.random.default_rng(2024)
     n_sim = 600
-    rejections = {"dai-cui": 0, "fisher": 0, "simes": 0}
+    rejections = {"dai-cui": 0, "permutation": 0, "fisher": 0, "simes": 0}
     dfs = []
     for _ in range(n_sim):
         y, a, b = _exchangeable(rng, 400, 5)
@@ -557,6 +584,7 @@ def test_dai_cui_holds_its_size_under_the_global_null():
     print(f"\nRejection rates at alpha = 0.05 under the global null: {rates}; "
           f"mean Dai-Cui df {np.mean(dfs):.2f} (Fisher: 10)")
     assert 0.03 <= rates["dai-cui"] <= 0.07
+    assert 0.03 <= rates["permutation"] <= 0.07
     assert 0.02 <= rates["simes"] <= 0.07
     # The dependence is found (fewer degrees of freedom than Fisher's 2L)
     # and Fisher, which ignores it, rejects more often.
