@@ -265,7 +265,7 @@ class PrecisionComparison:
             {
                 "class": t["class"].astype(str),
                 "classifier": t["classifier"].astype(str),
-                self.metric[:4]: t[_column("precision", self.metric)],
+                self.metric: t[_column("precision", self.metric)],
                 "ref": t[_column("precision_reference", self.metric)],
                 "GS": t["score_stat"],
                 "P>GS": t["score_pvalue"],
@@ -292,11 +292,12 @@ class PrecisionComparison:
         summ.add_df(_format_frame(effect, digits), index=False)
         if len(self.classifiers) > 2:
             omni = self.omnibus.assign(**{"class": self.omnibus["class"].astype(str)})
-            summ.add_text(
-                f"Omnibus tests of equal {self.metric} of all "
-                f"{len(self.classifiers)} classifiers:"
-            )
             summ.add_df(_format_frame(omni, digits), index=False)
+            summ.add_text(
+                f"Last table: omnibus robust score and Wald tests of equal "
+                f"{self.metric} of all {len(self.classifiers)} classifiers per "
+                "class."
+            )
         summ.add_text(
             f"Comparisons are classifier vs reference ({self.reference}): "
             f"{ratio.upper()} = classifier / reference, OR = odds ratio. GS: "
@@ -597,6 +598,9 @@ class PrecisionComparison:
 def _format_frame(frame, digits):
     out = frame.copy()
     for col in out.columns:
+        if out[col].dtype.kind in "iu":
+            # statsmodels would print integers with its float format.
+            out[col] = out[col].astype(str)
         if out[col].dtype.kind != "f":
             continue
         if col.startswith("P>") or col.endswith("pvalue"):

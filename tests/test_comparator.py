@@ -172,7 +172,7 @@ def test_summary_and_repr():
     result = compare_precision(y, preds)
     text = result.summary().as_text()
     for needle in ("Paired comparison of precision", "Reference:", "rf", "nb", "svm",
-                   "GS", "Wald", "RP 95% CI", "Omnibus tests", "dog"):
+                   "GS", "Wald", "RP 95% CI", "omnibus robust score", "dog"):
         assert needle in text, needle
     assert str(result) == text
     r = repr(result)

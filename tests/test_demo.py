@@ -21,7 +21,7 @@ def test_module_entry_point():
     proc = subprocess.run([sys.executable, "-m", "sklearn_precision_stats", "demo"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert "Omnibus" not in proc.stdout  # two classifiers: no omnibus section
+    assert "omnibus" not in proc.stdout  # two classifiers: no omnibus section
     assert "Reference:" in proc.stdout
 
 
