@@ -275,7 +275,7 @@ def test_odds_ratio_sentence_with_several_classifiers(data3):
     np.testing.assert_allclose(pct, expected, rtol=1e-9)
     omnibus = comp.result_.omnibus
     assert list(omnibus["df"]) == [2, 2, 2]
-    assert "Omnibus" in comp.result_.summary().as_text()
+    assert "omnibus robust score" in comp.result_.summary().as_text()
 
 
 # --- Parallelism --------------------------------------------------------------
