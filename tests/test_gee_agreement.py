@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 
-from sklearn_precision_stats import compare_precision
+from sklearn_precision_stats import compare_precision, compare_recall
 
 from .conftest import make_correlated_predictions
 
@@ -81,11 +81,12 @@ def test_matches_statsmodels_gee(n_classifiers, repeats, string_labels):
 
 
 @pytest.mark.parametrize("repeats", [1, 2])
-def test_statsmodels_engine_equals_closed_form(repeats):
+@pytest.mark.parametrize("func", [compare_precision, compare_recall])
+def test_statsmodels_engine_equals_closed_form(repeats, func):
     y, preds, groups = make_correlated_predictions(120, 3, 3, repeats=repeats, seed=5)
     groups = groups if repeats > 1 else None
-    closed = compare_precision(y, preds, groups=groups)
-    literal = compare_precision(y, preds, groups=groups, engine="statsmodels")
+    closed = func(y, preds, groups=groups)
+    literal = func(y, preds, groups=groups, engine="statsmodels")
     assert literal.engine == "statsmodels"
     numeric = closed.table.select_dtypes("number").columns
     np.testing.assert_allclose(literal.table[numeric], closed.table[numeric], rtol=1e-8)
