@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
-from ._compare import compare_precision
+from ._compare import _compare
 from ._validation import _check_alpha, _named_items
 
 __all__ = ["PairedPrecisionComparator"]
@@ -281,4 +281,6 @@ class PairedPrecisionComparator(_BaseComparator):
         PrecisionComparison
         """
         preds = self.predict_all(X)
-        return compare_precision(y, preds, reference=self.reference, alpha=self.alpha)
+        return _compare(
+            y, preds, self.reference, None, None, self.alpha, "closed-form", "precision"
+        )

@@ -201,14 +201,18 @@ def compare_recall(
     )
 
 
-def _compare(y_true, y_preds, reference, groups, labels, alpha, engine, target):
+def _compare(
+    y_true, y_preds, reference, groups, labels, alpha, engine, target, stacklevel=4
+):
+    """Validate, compute and wrap; `stacklevel` makes warnings point at the
+    caller of the public function (the default: compare_precision's caller)."""
     alpha = _check_alpha(alpha)
     if engine not in _ENGINES:
         raise ValueError(f"engine must be one of {_ENGINES}, got {engine!r}.")
     y_true, names, preds = _check_predictions(y_true, y_preds, reference)
     groups = _check_groups(groups, y_true.shape[0])
     data = prepare_comparison(y_true, preds, groups, labels, target)
-    return comparison_from_data(data, names, alpha, engine)
+    return comparison_from_data(data, names, alpha, engine, stacklevel)
 
 
 def prepare_comparison(y_true, preds, groups, labels, target):
@@ -230,7 +234,7 @@ def prepare_comparison(y_true, preds, groups, labels, target):
     )
 
 
-def comparison_from_data(data, names, alpha, engine="closed-form"):
+def comparison_from_data(data, names, alpha, engine="closed-form", stacklevel=2):
     """Run the engine on prepared data and wrap the result."""
     counts = data.counts
     pairwise = pairwise_statistics(counts, alpha)
@@ -243,7 +247,7 @@ def comparison_from_data(data, names, alpha, engine="closed-form"):
     classes = data.encoded.values[data.class_codes]
     class_list = classes.tolist()
     for message in diagnose(counts, pairwise, omnibus, names, class_list, data.target):
-        warnings.warn(message, UndefinedStatisticWarning, stacklevel=4)
+        warnings.warn(message, UndefinedStatisticWarning, stacklevel=stacklevel)
     table, omni = build_tables(pairwise, omnibus, classes, names, data.target)
     return PrecisionComparison(
         table,

@@ -24,7 +24,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import _check_method_params, _num_samples
 
 from ._comparators import _BaseComparator
-from ._compare import compare_precision
+from ._compare import _compare
 from ._validation import _as_label_array, _check_alpha, _check_integer
 
 __all__ = ["CVPrecisionComparator"]
@@ -275,12 +275,10 @@ class CVPrecisionComparator(_BaseComparator):
         }
         y_true = y[rows["record_id"]]
         self.predictions_ = _predictions_frame(rows, y_true, y_pred)
-        self.result_ = compare_precision(
-            y_true,
-            y_pred,
-            reference=self.reference,
-            groups=rows["record_id"],
-            alpha=alpha,
+        # Warnings about undefined statistics point at the caller of fit.
+        self.result_ = _compare(
+            y_true, y_pred, self.reference, rows["record_id"], None, alpha,
+            "closed-form", "precision",
         )
         return self
 

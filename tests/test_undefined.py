@@ -76,3 +76,27 @@ def test_no_warning_when_everything_is_defined():
         warnings.simplefilter("error")
         result = compare_precision(y, preds)
     assert np.isfinite(result.table.select_dtypes("number").to_numpy()).all()
+
+
+def test_warnings_point_at_the_callers_line():
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    from sklearn_precision_stats import CVPrecisionComparator, PairedPrecisionComparator
+
+    y = np.array([0, 1, 1, 0, 1, 0, 1, 1])
+    p = np.array([0, 1, 0, 0, 1, 1, 1, 1])
+    with pytest.warns(UndefinedStatisticWarning) as record:
+        compare_precision(y, {"a": p, "b": p.copy()})
+    assert {w.filename for w in record} == {__file__}
+    X = np.arange(40.0).reshape(-1, 1)
+    y = np.tile([0, 1], 20)
+    comparator = PairedPrecisionComparator(
+        {"a": DecisionTreeClassifier(random_state=0), "b": DecisionTreeClassifier(random_state=0)}
+    ).fit(X, y)
+    with pytest.warns(UndefinedStatisticWarning) as record:
+        comparator.compare(X, y)
+    assert {w.filename for w in record} == {__file__}
+    with pytest.warns(UndefinedStatisticWarning) as record:
+        CVPrecisionComparator({"a": GaussianNB(), "b": GaussianNB()}, cv=2).fit(X, y)
+    assert {w.filename for w in record} == {__file__}
