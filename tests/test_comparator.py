@@ -22,6 +22,12 @@ from sklearn_precision_stats import (
 )
 
 
+# Perfectly separated classes (iris setosa, digits) make some Wald tests
+# undefined: expected here, and tested in test_undefined.py.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::sklearn_precision_stats.UndefinedStatisticWarning"
+)
+
 @pytest.fixture(scope="module")
 def data():
     X, y = make_classification(600, 8, n_informative=5, n_classes=3, random_state=0)

@@ -8,6 +8,7 @@ import pytest
 from sklearn_precision_stats import UndefinedStatisticWarning, compare_precision
 
 
+@pytest.mark.filterwarnings("ignore:The precision of 'a' is 1")
 def test_classifier_never_predicts_a_class():
     y = np.array([0, 1, 2, 2, 1, 0, 2, 1])
     preds = {"a": np.array([0, 1, 2, 2, 1, 0, 1, 1]), "b": np.array([0, 1, 1, 1, 1, 0, 1, 0])}
