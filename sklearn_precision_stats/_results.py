@@ -306,6 +306,27 @@ class PrecisionComparison:
         )
         return summ
 
+    def plot(self, ax=None, **kwargs):
+        """Forest plot of the relative precision (or recall) per class.
+
+        A shortcut for :func:`~sklearn_precision_stats.plotting.plot_relative_precision`
+        (the paper's Figure 2); needs matplotlib (the ``plot`` extra).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Where to draw; a new figure when None.
+        **kwargs : dict
+            Passed on, e.g. ``classifier`` or ``log_scale``.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        from .plotting import plot_relative_precision
+
+        return plot_relative_precision(self, ax=ax, **kwargs)
+
     def __repr__(self):
         classes = np.asarray(self.classes).tolist()
         shown = classes if len(classes) <= 6 else classes[:5] + ["..."]

@@ -261,3 +261,19 @@ def test_package_import_does_not_import_matplotlib():
         "assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_comparison_plot_method_is_the_forest_plot(tmp_path):
+    y, p1, p2 = make_paired_predictions(800, precision=(0.7, 0.8), prevalence=0.5,
+                                        correlation=0.3, n_classes=2, random_state=0)
+    result = compare_precision(y, {"ref": p1, "new": p2})
+    fig, (left, right) = plt.subplots(1, 2)
+    returned = result.plot(ax=left)
+    plot_relative_precision(result, ax=right)
+    assert returned is left
+    # Same intervals drawn on both axes.
+    def segments(ax):
+        return sorted(tuple(np.round(np.asarray(line.get_xdata(), float), 12))
+                      for line in ax.get_lines())
+    assert segments(left) == segments(right) and len(segments(left)) >= 2
+    _assert_not_blank(_render(left, tmp_path / "plot.png"))
