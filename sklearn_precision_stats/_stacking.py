@@ -297,7 +297,7 @@ def counts_pairwise_paired(encoded, target="precision"):
     return MarginalCounts(successes, failures, cross)
 
 
-def counts_clustered(encoded, record_codes, n_records, target="precision"):
+def counts_clustered(encoded, record_codes, target="precision"):
     """Marginal-model sums when records contribute several rows.
 
     Each classifier's rows are summed per (record, class) key; the cross
@@ -353,7 +353,7 @@ def marginal_counts(encoded, record_codes=None, n_records=None, target="precisio
     if target not in _TARGETS:
         raise ValueError(f"target must be one of {_TARGETS}, got {target!r}.")
     if record_codes is not None and n_records < encoded.y_true.shape[0]:
-        counts = counts_clustered(encoded, record_codes, n_records, target)
+        counts = counts_clustered(encoded, record_codes, target)
         return counts, _presence(encoded)
     table = joint_table(encoded)
     if table is not None:
