@@ -25,9 +25,9 @@ def brute_force_delong(y, scores_a, scores_b, chunk=2000):
     for r, s in enumerate((scores_a, scores_b)):
         x, z = s[pos], s[~pos]
         for start in range(0, m, chunk):
-            block = x[start:start + chunk, None]
+            block = x[start : start + chunk, None]
             psi = (block > z) + 0.5 * (block == z)
-            v10[r, start:start + chunk] = psi.mean(axis=1)
+            v10[r, start : start + chunk] = psi.mean(axis=1)
             v01[r] += psi.sum(axis=0)
     v01 /= m
     auc = v10.mean(axis=1)
@@ -59,8 +59,10 @@ def main():
 
     y, a, b = make_scores(rng, 10**6)
     t_big, res_big = best_of(3, delong_test, y, a, b)
-    print(f"delong_test, 10^6 scores:        {t_big:8.3f} s  (target < 2 s)"
-          f"  AUCs {res_big.auc_a:.4f} vs {res_big.auc_b:.4f}, z = {res_big.statistic:.2f}")
+    print(
+        f"delong_test, 10^6 scores:        {t_big:8.3f} s  (target < 2 s)"
+        f"  AUCs {res_big.auc_a:.4f} vs {res_big.auc_b:.4f}, z = {res_big.statistic:.2f}"
+    )
 
     y, a, b = make_scores(rng, 10**4)
     t_fast, res = best_of(5, delong_test, y, a, b)
@@ -74,8 +76,10 @@ def main():
     )
     print(f"delong_test, 10^4 scores:        {t_fast:8.4f} s")
     print(f"brute-force O(n^2), 10^4 scores: {t_brute:8.3f} s")
-    print(f"speed-up at 10^4 (brute / fast): {t_brute / t_fast:8.0f} x"
-          f"   max |difference| = {diff:.1e}")
+    print(
+        f"speed-up at 10^4 (brute / fast): {t_brute / t_fast:8.0f} x"
+        f"   max |difference| = {diff:.1e}"
+    )
 
     n = 10**6
     groups = rng.integers(0, n // 10, n)

@@ -74,9 +74,7 @@ def overhead(rounds):
     print(f"   cross_val_predict loop:      {t_loop:7.3f} s")
     ratio = t_comp / t_loop
     verdict = "OK" if ratio <= 1.10 else "ABOVE TARGET"
-    print(
-        f"   ratio comparator / loop:     {ratio:7.3f}x  (target <= 1.10x: {verdict})"
-    )
+    print(f"   ratio comparator / loop:     {ratio:7.3f}x  (target <= 1.10x: {verdict})")
     return ratio
 
 
@@ -94,17 +92,15 @@ def speedup(rounds):
 
     def run(n_jobs):
         def fit():
-            results[n_jobs] = CVPrecisionComparator(
-                estimators, cv=cv, n_jobs=n_jobs
-            ).fit(X, y)
+            results[n_jobs] = CVPrecisionComparator(estimators, cv=cv, n_jobs=n_jobs).fit(X, y)
 
         return fit
 
     # Start the worker processes once, as in a session that fits repeatedly,
     # so that the timings compare fitting, not process start-up.
-    CVPrecisionComparator(
-        {"a": GaussianNB(), "b": LogisticRegression()}, cv=2, n_jobs=2
-    ).fit(X[:100], y[:100])
+    CVPrecisionComparator({"a": GaussianNB(), "b": LogisticRegression()}, cv=2, n_jobs=2).fit(
+        X[:100], y[:100]
+    )
     t1, t2 = _best_times([run(1), run(2)], rounds)
     same = results[1].predictions_.equals(results[2].predictions_)
     n_fits = len(estimators) * cv.get_n_splits()
@@ -116,9 +112,7 @@ def speedup(rounds):
     print(f"   n_jobs=2:                    {t2:7.3f} s")
     ratio = t1 / t2
     verdict = "OK" if ratio >= 1.6 else "BELOW TARGET"
-    print(
-        f"   speed-up n_jobs=2 / n_jobs=1: {ratio:6.3f}x  (target >= 1.6x: {verdict})"
-    )
+    print(f"   speed-up n_jobs=2 / n_jobs=1: {ratio:6.3f}x  (target >= 1.6x: {verdict})")
     print(f"   identical predictions:       {same}")
     return ratio
 

@@ -27,10 +27,16 @@ def correlated_predictions(n, n_classes, seed=0):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, n_classes, n)
     shared = np.where(rng.random(n) < 0.8, y, rng.integers(0, n_classes, n))
-    a = np.where(rng.random(n) < 0.5, shared, np.where(rng.random(n) < 0.75, y,
-                                                        rng.integers(0, n_classes, n)))
-    b = np.where(rng.random(n) < 0.5, shared, np.where(rng.random(n) < 0.70, y,
-                                                        rng.integers(0, n_classes, n)))
+    a = np.where(
+        rng.random(n) < 0.5,
+        shared,
+        np.where(rng.random(n) < 0.75, y, rng.integers(0, n_classes, n)),
+    )
+    b = np.where(
+        rng.random(n) < 0.5,
+        shared,
+        np.where(rng.random(n) < 0.70, y, rng.integers(0, n_classes, n)),
+    )
     return y, {"a": a, "b": b}
 
 
@@ -79,8 +85,10 @@ def versus_bincount_floor(n=10_000_000, n_classes=10, repeat=5):
     print(f"    floor (one bincount of joint codes): {t_floor * 1e3:8.1f} ms")
     print(f"    compare_precision                  : {t_engine * 1e3:8.1f} ms")
     print(f"    ratio to floor                     : {t_engine / t_floor:8.2f}x  (target <= 5x)")
-    print(f"    peak memory beyond inputs ({input_mb:.0f} MB): {peak / 1e6:8.1f} MB  "
-          "(target <= 600 MB)")
+    print(
+        f"    peak memory beyond inputs ({input_mb:.0f} MB): {peak / 1e6:8.1f} MB  "
+        "(target <= 600 MB)"
+    )
     assert result.table.shape[0] == n_classes
 
 

@@ -55,7 +55,7 @@ def main():
     print(f"  compare_precision                         {elapsed:8.3f} s")
     for resampling in ("permutation", "bootstrap"):
         elapsed, res = best_of(
-            lambda: result.global_test(
+            lambda resampling=resampling: result.global_test(
                 n_resamples=n_resamples, random_state=0, resampling=resampling
             ),
             args.repeat,
@@ -82,7 +82,7 @@ def main():
     clustered = compare_precision(y, {"a": a, "b": b}, groups=groups)
     for resampling in ("permutation", "bootstrap"):
         elapsed, res = best_of(
-            lambda: clustered.global_test(
+            lambda resampling=resampling: clustered.global_test(
                 n_resamples=n_resamples, random_state=0, resampling=resampling
             ),
             args.repeat,
@@ -100,8 +100,7 @@ def main():
         lambda: many.global_test(n_resamples=n_resamples, random_state=0), args.repeat
     )
     print(
-        f"  global_test dai-cui, {n_resamples} permutation  {elapsed:8.3f} s"
-        f"  p = {res.pvalue:.3f}"
+        f"  global_test dai-cui, {n_resamples} permutation  {elapsed:8.3f} s  p = {res.pvalue:.3f}"
     )
 
 

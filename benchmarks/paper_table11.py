@@ -34,12 +34,7 @@ from sklearn.naive_bayes import GaussianNB
 
 from sklearn_precision_stats import CVPrecisionComparator, compare_precision
 
-DATA = (
-    Path(__file__).resolve().parents[1].parent
-    / "shared"
-    / "data"
-    / "messidor_features.arff"
-)
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "messidor_features.arff"
 # UCI coding of the last column: 1 = signs of diabetic retinopathy, 0 = none.
 CLASS_NAMES = {0: "no DR", 1: "DR"}
 # Table 11 as printed (the same for both CV variants).
@@ -68,9 +63,7 @@ def _wald_column(result):
 def _stacked_repeats(predictions, n_repeats):
     """The comparison of `predictions` stacked `n_repeats` times by record."""
     tiled = pd.concat([predictions] * n_repeats, ignore_index=True)
-    by_classifier = {
-        name: rows for name, rows in tiled.groupby("classifier", sort=False)
-    }
+    by_classifier = {name: rows for name, rows in tiled.groupby("classifier", sort=False)}
     first = next(iter(by_classifier.values()))
     return compare_precision(
         first["y_true"].to_numpy(),
@@ -98,16 +91,12 @@ def main(argv=None):
         return 0
     X, y = load_messidor()
     estimators = {
-        "RF": RandomForestClassifier(
-            n_estimators=args.n_estimators, random_state=args.seed
-        ),
+        "RF": RandomForestClassifier(n_estimators=args.n_estimators, random_state=args.seed),
         "NB": GaussianNB(),
     }
     variants = {
         "10 FOLD CV": StratifiedKFold(10, shuffle=True, random_state=args.seed),
-        "10x10 FOLD CV": RepeatedStratifiedKFold(
-            n_splits=10, n_repeats=10, random_state=args.seed
-        ),
+        "10x10 FOLD CV": RepeatedStratifiedKFold(n_splits=10, n_repeats=10, random_state=args.seed),
     }
     print(
         f"Diabetic Retinopathy Debrecen: {X.shape[0]} records, {X.shape[1]} "

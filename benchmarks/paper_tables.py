@@ -205,7 +205,8 @@ def main(argv=None):
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # a NaN statistic here would be a bug
             results[name] = compare_dataset(
-                X, y,
+                X,
+                y,
                 n_estimators=args.n_estimators,
                 random_state=args.random_state,
                 n_jobs=args.n_jobs,
@@ -255,7 +256,7 @@ def draw_figures(results, args):
         random_state=args.random_state,
     )
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True, layout="constrained")
-    for ax, n in zip(axes, [100, 1000]):
+    for ax, n in zip(axes, [100, 1000], strict=False):
         plot_power(rates[rates["n_samples"] == n], ax=ax)
         ax.set_title(f"n = {n} test records, correlation 0.4", fontsize="medium")
     fig.savefig(out / "figure1_power.png", dpi=80)
@@ -294,10 +295,7 @@ def draw_figures(results, args):
     ax = rep.plot(rejection_rate=True)
     ax.figure.set_size_inches(6.5, 4.5)
     ax.figure.savefig(out / "figure3_replicability.png", dpi=80)
-    print(
-        f"Figure 3 ({time.perf_counter() - start:.1f} s): "
-        f"{out / 'figure3_replicability.png'}"
-    )
+    print(f"Figure 3 ({time.perf_counter() - start:.1f} s): {out / 'figure3_replicability.png'}")
 
 
 if __name__ == "__main__":

@@ -1,100 +1,99 @@
 """Statistical comparison of classifiers, class by class, with the correlation
 that testing on the same records creates taken into account.
 
-The main entry points are :func:`compare_precision` (predictions you already
-have), :class:`PairedPrecisionComparator` (a train/test split) and
-:class:`CVPrecisionComparator` (cross-validation).
+Paired comparisons on one test set (or stacked cross-validation rows)
+    :func:`compare_precision`, :func:`compare_recall` and their result
+    :class:`PrecisionComparison`.
+
+The scikit-learn layer
+    :class:`PairedPrecisionComparator` (a train/test split),
+    :class:`CVPrecisionComparator` (cross-validation),
+    :func:`make_comparison_scorer` (``cross_validate``, ``GridSearchCV``).
+
+Across classes
+    :func:`combine_pvalues_dependent`, :class:`GlobalTestResult`,
+    :func:`replicability`, :func:`replicability_score`,
+    :class:`ReplicabilityResult`; the global null, multiplicity and
+    prevalence are methods of the comparison result.
+
+The classic tests
+    Accuracy: :func:`mcnemar_test`, :func:`sign_test`. Scores over
+    resamples: :func:`paired_ttest_5x2cv`, :func:`combined_ftest_5x2cv`,
+    :func:`paired_ttest_kfold_cv`, :func:`paired_ttest_resampled`,
+    :func:`corrected_resampled_ttest`, :func:`corrected_repeated_kfold_ttest`,
+    :func:`corrected_rm_anova`, :func:`wilcoxon`. ROC:
+    :func:`delong_test`, :func:`hanley_mcneil_se`. Calibration:
+    :func:`hosmer_lemeshow_test`, :func:`calibration_points`.
+
+Plots and simulation
+    :func:`plot_relative_precision`, :func:`plot_replicability`,
+    :func:`plot_power` (the ``plot`` extra); :func:`make_paired_predictions`,
+    :func:`rejection_rates`.
 """
 
-from .exceptions import UndefinedStatisticWarning
-
-__version__ = "0.1.0"
-
-__all__ = ["UndefinedStatisticWarning"]
-
-# --- core engine (issue 2) ---
-from ._results import PrecisionComparison  # noqa: E402
-from ._compare import compare_precision, compare_recall  # noqa: E402
-from ._comparators import PairedPrecisionComparator  # noqa: E402
-from ._scorer import make_comparison_scorer  # noqa: E402
-
-__all__ += [
-    "PrecisionComparison",
-    "compare_precision",
-    "compare_recall",
-    "PairedPrecisionComparator",
-    "make_comparison_scorer",
-]
-# --- end core engine ---
-
-# --- cross-validation (issue 3) ---
-from ._cross_validation import CVPrecisionComparator  # noqa: E402
-
-__all__ += ["CVPrecisionComparator"]
-# --- end cross-validation ---
-
-# --- global null, prevalence, replicability, simulation (issue 4) ---
-# global null and prevalence
-from ._global_null import GlobalTestResult, combine_pvalues_dependent  # noqa: E402
-
-__all__ += ["GlobalTestResult", "combine_pvalues_dependent"]
-# replicability, simulation, plots (matplotlib is imported inside the plot
-# functions, never here)
-from . import plotting, simulation  # noqa: E402
-from ._replicability import (  # noqa: E402
+from . import plotting, simulation
+from .across_classes import (
+    GlobalTestResult,
     ReplicabilityResult,
+    combine_pvalues_dependent,
     replicability,
     replicability_score,
 )
-from .plotting import (  # noqa: E402
-    plot_power,
-    plot_relative_precision,
-    plot_replicability,
-)
-from .simulation import make_paired_predictions, rejection_rates  # noqa: E402
-
-__all__ += [
-    "ReplicabilityResult",
-    "replicability",
-    "replicability_score",
-    "plot_power",
-    "plot_relative_precision",
-    "plot_replicability",
-    "make_paired_predictions",
-    "rejection_rates",
-]
-# --- end global null ---
-
-# --- classic tests (issue 5) ---
-from ._calibration import (  # noqa: E402
-    HosmerLemeshowResult,
-    calibration_points,
-    hosmer_lemeshow_test,
-)
-from ._classic_common import ConfidenceInterval  # noqa: E402
-from ._mcnemar import (  # noqa: E402
-    McNemarResult,
-    SignTestResult,
-    mcnemar_test,
-    sign_test,
-)
-from ._resampled_ttests import (  # noqa: E402
+from .classic import (
+    ConfidenceInterval,
+    DeLongResult,
     FTestResult,
+    HosmerLemeshowResult,
+    McNemarResult,
     RMAnovaResult,
+    SignTestResult,
     TTestResult,
     WilcoxonResult,
+    calibration_points,
     combined_ftest_5x2cv,
     corrected_repeated_kfold_ttest,
     corrected_resampled_ttest,
     corrected_rm_anova,
+    delong_test,
+    hanley_mcneil_se,
+    hosmer_lemeshow_test,
+    mcnemar_test,
     paired_ttest_5x2cv,
     paired_ttest_kfold_cv,
     paired_ttest_resampled,
+    sign_test,
     wilcoxon,
 )
-from ._roc import DeLongResult, delong_test, hanley_mcneil_se  # noqa: E402
+from .comparators import (
+    CVPrecisionComparator,
+    PairedPrecisionComparator,
+    make_comparison_scorer,
+)
+from .exceptions import UndefinedStatisticWarning
+from .paired import compare_precision, compare_recall
+from .plotting import plot_power, plot_relative_precision, plot_replicability
+from .results import PrecisionComparison
+from .simulation import make_paired_predictions, rejection_rates
 
-__all__ += [
+__version__ = "0.1.0"
+
+__all__ = [
+    # paired comparisons
+    "compare_precision",
+    "compare_recall",
+    "PrecisionComparison",
+    "UndefinedStatisticWarning",
+    # scikit-learn layer
+    "PairedPrecisionComparator",
+    "CVPrecisionComparator",
+    "make_comparison_scorer",
+    # across classes
+    "combine_pvalues_dependent",
+    "GlobalTestResult",
+    "replicability",
+    "replicability_score",
+    "ReplicabilityResult",
+    # classic tests
     "mcnemar_test",
     "sign_test",
     "paired_ttest_5x2cv",
@@ -118,5 +117,12 @@ __all__ += [
     "WilcoxonResult",
     "DeLongResult",
     "HosmerLemeshowResult",
+    # plots and simulation
+    "plot_relative_precision",
+    "plot_replicability",
+    "plot_power",
+    "make_paired_predictions",
+    "rejection_rates",
+    "plotting",
+    "simulation",
 ]
-# --- end classic tests ---

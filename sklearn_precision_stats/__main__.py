@@ -28,7 +28,7 @@ def demo(random_state=0, stream=None):
     from sklearn.model_selection import train_test_split
     from sklearn.naive_bayes import GaussianNB
 
-    from ._comparators import PairedPrecisionComparator
+    from .comparators._paired_comparator import PairedPrecisionComparator
 
     stream = sys.stdout if stream is None else stream
     start = time.perf_counter()
@@ -51,8 +51,16 @@ def demo(random_state=0, stream=None):
         f"tested on {len(y_test)} records.\n",
         file=stream,
     )
-    columns = ["class", "precision", "precision_reference", "score_pvalue",
-               "wald_pvalue", "rp", "rp_ci_low", "rp_ci_high"]
+    columns = [
+        "class",
+        "precision",
+        "precision_reference",
+        "score_pvalue",
+        "wald_pvalue",
+        "rp",
+        "rp_ci_low",
+        "rp_ci_high",
+    ]
     with pd.option_context("display.width", 120, "display.precision", 4):
         print(result.table[columns].to_string(index=False), file=stream)
     print(file=stream)

@@ -36,9 +36,9 @@ import pandas as pd
 from scipy import stats
 from sklearn.utils import check_random_state
 
-from ._marginal_model import pairwise_statistics
-from ._stacking import counts_from_joint_table
-from ._validation import _check_alpha, _check_integer
+from .engine._counts import counts_from_joint_table
+from .engine._marginal_model import pairwise_statistics
+from .utils._validation import _check_alpha, _check_integer
 
 __all__ = ["make_paired_predictions", "rejection_rates"]
 
@@ -70,13 +70,11 @@ def _check_prevalence(prevalence, n_classes):
     pi = np.asarray(prevalence, dtype=float)
     if pi.shape != (n_classes,):
         raise ValueError(
-            f"prevalence must have one entry per class, shape ({n_classes},), "
-            f"got shape {pi.shape}."
+            f"prevalence must have one entry per class, shape ({n_classes},), got shape {pi.shape}."
         )
     if not np.all(pi > 0) or not np.isclose(pi.sum(), 1.0, rtol=0, atol=1e-9):
         raise ValueError(
-            f"prevalence must be positive and sum to 1, got {pi.tolist()} "
-            f"(sum {pi.sum():.6g})."
+            f"prevalence must be positive and sum to 1, got {pi.tolist()} (sum {pi.sum():.6g})."
         )
     return pi / pi.sum()
 
@@ -93,17 +91,13 @@ def _check_precision(precision, n_classes):
             f"{n_classes}) with one per class, got shape {prec.shape}."
         )
     if not np.all((prec > 0) & (prec < 1)):
-        raise ValueError(
-            f"precision values must be strictly between 0 and 1, got {prec.tolist()}."
-        )
+        raise ValueError(f"precision values must be strictly between 0 and 1, got {prec.tolist()}.")
     return prec
 
 
 def _check_correlation(correlation):
     if not isinstance(correlation, numbers.Real) or not -1 <= correlation <= 1:
-        raise ValueError(
-            f"correlation must be a number in [-1, 1], got {correlation!r}."
-        )
+        raise ValueError(f"correlation must be a number in [-1, 1], got {correlation!r}.")
     return float(correlation)
 
 
@@ -155,8 +149,7 @@ def _confusion(precision, prevalence):
             "prevalence of 1/2); give one precision per class, e.g. "
             "precision=[[0.9, 0.7], [0.9, 0.6]]"
             if K == 2
-            else "no class may hold more than half of the errors "
-            "prevalence * (1 - precision)"
+            else "no class may hold more than half of the errors prevalence * (1 - precision)"
         )
         raise ValueError(
             f"Precisions {P.tolist()} are not reachable at prevalence "

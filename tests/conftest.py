@@ -8,8 +8,17 @@ REFERENCE = SHARED / "reference"
 DATA = SHARED / "data"
 
 
-def make_correlated_predictions(n_records, n_classes, n_classifiers, *, accuracy=0.7,
-                                agreement=0.5, repeats=1, seed=0, labels=None):
+def make_correlated_predictions(
+    n_records,
+    n_classes,
+    n_classifiers,
+    *,
+    accuracy=0.7,
+    agreement=0.5,
+    repeats=1,
+    seed=0,
+    labels=None,
+):
     """Truth and predictions of several classifiers that share errors.
 
     Each classifier copies a common "shared" prediction with probability

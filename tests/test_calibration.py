@@ -35,7 +35,7 @@ def pearson_over_cells(y, prob, n_groups):
     n = len(y)
     bounds = [j * n // n_groups for j in range(n_groups + 1)]
     total = 0.0
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=False):
         observed = np.array([y[lo:hi].sum(), (1 - y[lo:hi]).sum()])
         expected = np.array([prob[lo:hi].sum(), (1 - prob[lo:hi]).sum()])
         total += ((observed - expected) ** 2 / expected).sum()
@@ -45,9 +45,7 @@ def pearson_over_cells(y, prob, n_groups):
 def test_table_7_2_points():
     # Groups of 3, 3 and 4 rows; points (0.00, 0.22), (0.33, 0.52), (1.00, 0.77).
     points = calibration_points(TABLE_7_2_D, TABLE_7_2_PHI, n_groups=3)
-    assert list(points.columns) == [
-        "group", "n", "prob_pred", "prob_true", "expected", "observed"
-    ]
+    assert list(points.columns) == ["group", "n", "prob_pred", "prob_true", "expected", "observed"]
     assert points["n"].tolist() == [3, 3, 4]
     np.testing.assert_allclose(points["prob_true"], [0, 1 / 3, 1], rtol=1e-12)
     np.testing.assert_allclose(points["prob_pred"], [0.22, 0.52, 0.77], rtol=1e-12)
@@ -76,7 +74,7 @@ def test_equals_pearson_chi_square_over_cells(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(50, 500))
     prob = rng.beta(2, 3, n)
-    y = (rng.random(n) < prob ** 1.2).astype(int)
+    y = (rng.random(n) < prob**1.2).astype(int)
     for g in (3, 7, 10):
         res = hosmer_lemeshow_test(y, prob, n_groups=g)
         assert res.statistic == pytest.approx(pearson_over_cells(y, prob, g), rel=1e-10)

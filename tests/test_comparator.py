@@ -21,12 +21,10 @@ from sklearn_precision_stats import (
     make_comparison_scorer,
 )
 
-
 # Perfectly separated classes (iris setosa, digits) make some Wald tests
 # undefined: expected here, and tested in test_undefined.py.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::sklearn_precision_stats.UndefinedStatisticWarning"
-)
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn_precision_stats.UndefinedStatisticWarning")
+
 
 @pytest.fixture(scope="module")
 def data():
@@ -60,8 +58,9 @@ def test_parallel_fit_gives_identical_results(data):
     X_train, X_test, y_train, y_test = data
     one = PairedPrecisionComparator(_estimators(), n_jobs=1).fit(X_train, y_train)
     two = PairedPrecisionComparator(_estimators(), n_jobs=2).fit(X_train, y_train)
-    pd.testing.assert_frame_equal(one.compare(X_test, y_test).table,
-                                  two.compare(X_test, y_test).table)
+    pd.testing.assert_frame_equal(
+        one.compare(X_test, y_test).table, two.compare(X_test, y_test).table
+    )
 
 
 def test_get_set_params_and_clone():
@@ -89,9 +88,12 @@ def test_get_set_params_and_clone():
 def test_grid_search_over_nested_params(data):
     X_train, _, y_train, _ = data
     comp = PairedPrecisionComparator({"nb": GaussianNB(), "tree": DecisionTreeClassifier()})
-    search = GridSearchCV(comp, {"tree__max_depth": [2, 4]}, cv=2,
-                          scoring=make_comparison_scorer(output="precision difference",
-                                                         label=1))
+    search = GridSearchCV(
+        comp,
+        {"tree__max_depth": [2, 4]},
+        cv=2,
+        scoring=make_comparison_scorer(output="precision difference", label=1),
+    )
     search.fit(X_train, y_train)
     assert search.best_params_["tree__max_depth"] in (2, 4)
 
@@ -101,8 +103,10 @@ def test_dataframe_input_and_pipelines():
     names = np.array(["setosa", "versicolor", "virginica"])
     y = pd.Series(names[y], index=X.index)
     comp = PairedPrecisionComparator(
-        [("rf", RandomForestClassifier(n_estimators=20, random_state=0)),
-         ("lr", make_pipeline(StandardScaler(), LogisticRegression()))]
+        [
+            ("rf", RandomForestClassifier(n_estimators=20, random_state=0)),
+            ("lr", make_pipeline(StandardScaler(), LogisticRegression())),
+        ]
     ).fit(X.iloc[::2], y.iloc[::2])
     result = comp.compare(X.iloc[1::2], y.iloc[1::2])
     assert list(result.classes) == list(names)
@@ -133,30 +137,33 @@ def test_compare_before_fit():
 @pytest.mark.parametrize("output", ["pvalue", "statistic", "rp", "precision difference"])
 def test_scorer_in_cross_validate(test, output):
     X, y = make_classification(600, 6, flip_y=0.2, random_state=1)
-    comp = PairedPrecisionComparator({"tree": DecisionTreeClassifier(max_depth=5,
-                                                                     random_state=0),
-                                      "nb": GaussianNB()})
+    comp = PairedPrecisionComparator(
+        {"tree": DecisionTreeClassifier(max_depth=5, random_state=0), "nb": GaussianNB()}
+    )
     scorer = make_comparison_scorer(test, output, label=1)
     scores = cross_validate(comp, X, y, cv=3, scoring={"s": scorer})["test_s"]
     assert scores.shape == (3,) and np.isfinite(scores).all()
     # The last fold by hand.
     from sklearn.model_selection import StratifiedKFold
+
     train, test_idx = list(StratifiedKFold(3).split(X, y))[-1]
     row = clone(comp).fit(X[train], y[train]).compare(X[test_idx], y[test_idx]).get(1)
     expected = {
         "rp": row["rp"],
         "precision difference": row["precision"] - row["precision_reference"],
         "pvalue": row["rp_pvalue" if test == "rp" else f"{test}_pvalue"],
-        "statistic": (np.log(row["rp"]) / row["rp_se_log"] if test == "rp"
-                      else row[f"{test}_stat"]),
+        "statistic": (
+            np.log(row["rp"]) / row["rp_se_log"] if test == "rp" else row[f"{test}_stat"]
+        ),
     }[output]
     assert scores[-1] == pytest.approx(expected, rel=1e-12)
 
 
 def test_scorer_errors_and_pickle():
     X, y = make_classification(200, 5, random_state=2)
-    comp = PairedPrecisionComparator({"a": GaussianNB(), "b": DecisionTreeClassifier(),
-                                      "c": LogisticRegression()}).fit(X, y)
+    comp = PairedPrecisionComparator(
+        {"a": GaussianNB(), "b": DecisionTreeClassifier(), "c": LogisticRegression()}
+    ).fit(X, y)
     with pytest.raises(ValueError, match="label is needed.*label=1"):
         make_comparison_scorer()(comp, X, y)
     with pytest.raises(ValueError, match="classifier is needed"):
@@ -173,17 +180,34 @@ def test_scorer_errors_and_pickle():
 def test_summary_and_repr():
     rng = np.random.default_rng(0)
     y = rng.choice(["cat", "dog", "eel"], 400)
-    preds = {k: np.where(rng.random(400) < acc, y, rng.choice(["cat", "dog", "eel"], 400))
-             for k, acc in (("rf", 0.8), ("nb", 0.6), ("svm", 0.7))}
+    preds = {
+        k: np.where(rng.random(400) < acc, y, rng.choice(["cat", "dog", "eel"], 400))
+        for k, acc in (("rf", 0.8), ("nb", 0.6), ("svm", 0.7))
+    }
     result = compare_precision(y, preds)
     text = result.summary().as_text()
-    for needle in ("Paired comparison of precision", "Reference:", "rf", "nb", "svm",
-                   "GS", "Wald", "RP 95% CI", "omnibus robust score", "dog"):
+    for needle in (
+        "Paired comparison of precision",
+        "Reference:",
+        "rf",
+        "nb",
+        "svm",
+        "GS",
+        "Wald",
+        "RP 95% CI",
+        "omnibus robust score",
+        "dog",
+    ):
         assert needle in text, needle
     assert str(result) == text
     r = repr(result)
     assert r.startswith("PrecisionComparison(metric='precision'") and "'svm'" in r
     gee = result["gee"]
     np.testing.assert_allclose(gee["odds_ratio"], np.exp(result.table["log_or"]))
-    assert list(result["score"].columns) == ["class", "classifier", "reference",
-                                             "statistic", "pvalue"]
+    assert list(result["score"].columns) == [
+        "class",
+        "classifier",
+        "reference",
+        "statistic",
+        "pvalue",
+    ]

@@ -29,8 +29,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
 from sklearn_precision_stats import CVPrecisionComparator, compare_precision
-from sklearn_precision_stats._results import PAIRWISE_COLUMNS
 from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
+from sklearn_precision_stats.results._paired_comparison import PAIRWISE_COLUMNS
 
 COLUMNS = ["record_id", "repeat", "fold", "classifier", "y_true", "y_pred"]
 # The table's statistics: every column but the labels and the row counts.
@@ -65,9 +65,7 @@ def _three():
 
 
 def _rskf(n_splits=3, n_repeats=2):
-    return RepeatedStratifiedKFold(
-        n_splits=n_splits, n_repeats=n_repeats, random_state=0
-    )
+    return RepeatedStratifiedKFold(n_splits=n_splits, n_repeats=n_repeats, random_state=0)
 
 
 class FailOnRecord(ClassifierMixin, BaseEstimator):
@@ -144,9 +142,7 @@ def test_predictions_one_row_per_record_repeat_classifier(data3):
     np.testing.assert_array_equal(pred["y_true"], y[pred["record_id"]])
     # Every classifier predicts each (record, repeat) from the same split,
     # whose test set holds the record.
-    folds = pred.pivot(
-        index=["record_id", "repeat"], columns="classifier", values="fold"
-    )
+    folds = pred.pivot(index=["record_id", "repeat"], columns="classifier", values="fold")
     assert (folds.nunique(axis=1) == 1).all()
     splits = list(cv.split(X, y))
     for (record, repeat), fold in folds["nb"].items():
@@ -164,9 +160,7 @@ def test_single_kfold_matches_cross_val_predict(data3):
     for name, est in _three().items():
         rows = comp.predictions_[comp.predictions_["classifier"] == name]
         np.testing.assert_array_equal(rows["record_id"], np.arange(len(y)))
-        np.testing.assert_array_equal(
-            rows["y_pred"], cross_val_predict(est, X, y, cv=cv)
-        )
+        np.testing.assert_array_equal(rows["y_pred"], cross_val_predict(est, X, y, cv=cv))
     preds = {n: cross_val_predict(e, X, y, cv=cv) for n, e in _three().items()}
     expected = compare_precision(y, preds, reference="lr")
     pd.testing.assert_frame_equal(comp.result_.table, expected.table)
@@ -181,8 +175,7 @@ def _gee(rows, k, names):
     sub = rows[rows["classifier"].isin(names) & (rows["y_pred"] == k)]
     endog = (sub["y_true"] == k).to_numpy(dtype=float)
     exog = np.column_stack(
-        [np.ones(len(sub))]
-        + [(sub["classifier"] == n).to_numpy(float) for n in names[1:]]
+        [np.ones(len(sub))] + [(sub["classifier"] == n).to_numpy(float) for n in names[1:]]
     )
     groups = sub["record_id"].to_numpy()
 
@@ -219,9 +212,7 @@ def test_result_equals_statsmodels_gee_on_predictions(data3, names):
         fit, score = _gee(rows, row["class"], names)
         b, cov = fit.params[1:], fit.cov_params()[1:, 1:]
         assert row["df"] == len(names) - 1
-        np.testing.assert_allclose(
-            row["wald_stat"], b @ np.linalg.solve(cov, b), rtol=1e-9
-        )
+        np.testing.assert_allclose(row["wald_stat"], b @ np.linalg.solve(cov, b), rtol=1e-9)
         np.testing.assert_allclose(row["score_stat"], score, rtol=1e-9)
 
 
@@ -238,9 +229,7 @@ def test_repeated_identical_splits_give_single_pass_statistics(data3):
     np.testing.assert_allclose(t3[STAT_COLUMNS], t1[STAT_COLUMNS], rtol=1e-12)
     np.testing.assert_array_equal(t3["n_predicted"], 3 * t1["n_predicted"])
     cols = ["score_stat", "score_pvalue", "wald_stat", "wald_pvalue"]
-    np.testing.assert_allclose(
-        thrice.result_.omnibus[cols], once.result_.omnibus[cols], rtol=1e-12
-    )
+    np.testing.assert_allclose(thrice.result_.omnibus[cols], once.result_.omnibus[cols], rtol=1e-12)
     # Pooling the 3N rows as independent (no clusters) would not preserve them.
     rows = thrice.predictions_
     pooled = compare_precision(
@@ -336,9 +325,7 @@ def test_group_kfold_uses_groups(data2):
 def test_shuffle_split_records_tested_several_times_or_never(data2):
     X, y = data2
     cv = ShuffleSplit(n_splits=4, test_size=0.3, random_state=0)
-    comp = CVPrecisionComparator(
-        {"nb": GaussianNB(), "lr": LogisticRegression()}, cv=cv
-    ).fit(X, y)
+    comp = CVPrecisionComparator({"nb": GaussianNB(), "lr": LogisticRegression()}, cv=cv).fit(X, y)
     tests = np.concatenate([test for _, test in cv.split(X)])
     times = np.bincount(tests, minlength=len(y))
     assert times.max() >= 2 and (times == 0).any()
@@ -367,9 +354,7 @@ def test_leave_one_out_on_small_data():
     comp = CVPrecisionComparator(estimators, cv=LeaveOneOut()).fit(X, y)
     assert comp.n_splits_ == 40
     assert len(comp.predictions_) == 80
-    preds = {
-        n: cross_val_predict(e, X, y, cv=LeaveOneOut()) for n, e in estimators.items()
-    }
+    preds = {n: cross_val_predict(e, X, y, cv=LeaveOneOut()) for n, e in estimators.items()}
     pd.testing.assert_frame_equal(comp.result_.table, compare_precision(y, preds).table)
 
 
@@ -389,9 +374,9 @@ def test_cv_as_iterable_of_masks_and_negative_indices(data2):
     n = len(y)
     mask = np.arange(n) < n // 2
     splits = [(~mask, mask), (np.flatnonzero(mask), np.flatnonzero(~mask) - n)]
-    comp = CVPrecisionComparator(
-        {"nb": GaussianNB(), "lr": LogisticRegression()}, cv=splits
-    ).fit(X, y)
+    comp = CVPrecisionComparator({"nb": GaussianNB(), "lr": LogisticRegression()}, cv=splits).fit(
+        X, y
+    )
     nb = comp.predictions_[comp.predictions_["classifier"] == "nb"]
     np.testing.assert_array_equal(nb["record_id"], np.arange(n))
     np.testing.assert_array_equal(nb["fold"], (~mask).astype(int))
@@ -432,9 +417,9 @@ def test_fit_params_are_sliced_to_training_rows(data2):
     X[:, 0] = np.linspace(0.5, 2.0, len(y))  # the weights, visible in X
     weights = X[:, 0].copy()
     cv = _rskf()
-    comp = CVPrecisionComparator(
-        {"check": WeightChecker(), "nb": GaussianNB()}, cv=cv
-    ).fit(X, y, sample_weight=weights)
+    comp = CVPrecisionComparator({"check": WeightChecker(), "nb": GaussianNB()}, cv=cv).fit(
+        X, y, sample_weight=weights
+    )
     nb = comp.predictions_[comp.predictions_["classifier"] == "nb"]
     splits = list(cv.split(X, y))
     for repeat in (0, 1):
@@ -445,9 +430,7 @@ def test_fit_params_are_sliced_to_training_rows(data2):
             cv=splits[3 * repeat : 3 * repeat + 3],
             params={"sample_weight": weights},
         )
-        np.testing.assert_array_equal(
-            nb.loc[nb["repeat"] == repeat, "y_pred"], expected
-        )
+        np.testing.assert_array_equal(nb.loc[nb["repeat"] == repeat, "y_pred"], expected)
 
 
 def test_cv_results_timings(data3):
@@ -484,9 +467,7 @@ def _failing_setup(stage="fit"):
 
 def test_error_score_raise_names_classifier_and_split():
     X, y, estimators, cv = _failing_setup()
-    with pytest.raises(
-        RuntimeError, match=r"'bad' on split 1 .*ZeroDivisionError"
-    ) as info:
+    with pytest.raises(RuntimeError, match=r"'bad' on split 1 .*ZeroDivisionError") as info:
         CVPrecisionComparator(estimators, cv=cv).fit(X, y)
     assert isinstance(info.value.__cause__, ZeroDivisionError)
 
@@ -515,7 +496,7 @@ def test_error_score_number_drops_failed_split_for_every_classifier(stage):
     assert comp.result_.n_records == 90
     res = pd.DataFrame(comp.cv_results_)
     failed = res[res["failed"]]
-    assert list(zip(failed["classifier"], failed["split"])) == [("bad", 1)]
+    assert list(zip(failed["classifier"], failed["split"], strict=False)) == [("bad", 1)]
     assert np.isnan(failed["fit_time"]).all()
     # The comparison is the one on the records of the other splits.
     keep = ~np.isin(np.arange(len(y)), np.arange(30, 60))
@@ -542,9 +523,9 @@ def test_all_fits_failing_raises():
 def test_verbose_shows_tqdm_progress(data2, capsys):
     pytest.importorskip("tqdm")
     X, y = data2
-    CVPrecisionComparator(
-        {"nb": GaussianNB(), "lr": LogisticRegression()}, cv=3, verbose=1
-    ).fit(X, y)
+    CVPrecisionComparator({"nb": GaussianNB(), "lr": LogisticRegression()}, cv=3, verbose=1).fit(
+        X, y
+    )
     err = capsys.readouterr().err
     assert "CVPrecisionComparator" in err and "6/6" in err
 
@@ -552,14 +533,12 @@ def test_verbose_shows_tqdm_progress(data2, capsys):
 def test_verbose_without_tqdm_uses_joblib_messages(data2, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)
     X, y = data2
-    CVPrecisionComparator(
-        {"nb": GaussianNB(), "lr": LogisticRegression()}, cv=3, verbose=1
-    ).fit(X, y)
-    err = capsys.readouterr().err
-    assert "[Parallel(n_jobs=1)]: Done   6 out of   6" in err
-    CVPrecisionComparator({"nb": GaussianNB(), "lr": LogisticRegression()}, cv=3).fit(
+    CVPrecisionComparator({"nb": GaussianNB(), "lr": LogisticRegression()}, cv=3, verbose=1).fit(
         X, y
     )
+    err = capsys.readouterr().err
+    assert "[Parallel(n_jobs=1)]: Done   6 out of   6" in err
+    CVPrecisionComparator({"nb": GaussianNB(), "lr": LogisticRegression()}, cv=3).fit(X, y)
     assert capsys.readouterr().err == ""
 
 
@@ -575,10 +554,7 @@ def test_verbose_without_tqdm_uses_joblib_messages(data2, capsys, monkeypatch):
         ({"cv": []}, {}, r"produced no split"),
         ({"cv": [(np.arange(5),)]}, {}, r"could not split .* list of \(train, test\)"),
         (
-            {
-                "cv": [(np.arange(10, 200), np.arange(10))]
-                + [(np.arange(5), np.array([], int))]
-            },
+            {"cv": [(np.arange(10, 200), np.arange(10))] + [(np.arange(5), np.array([], int))]},
             {},
             r"split 1 of cv has an empty test set",
         ),
@@ -622,9 +598,7 @@ def test_clone_and_nested_params(data2):
     params = comp.get_params()
     assert params["cv"] == 3 and params["reference"] == "lr"
     assert params["lr__logisticregression__C"] == 1.0
-    comp.set_params(
-        nb__var_smoothing=1e-3, lr__logisticregression__C=0.1, cv=4, verbose=0
-    )
+    comp.set_params(nb__var_smoothing=1e-3, lr__logisticregression__C=0.1, cv=4, verbose=0)
     cloned = clone(comp)
     assert cloned is not comp
     assert cloned.get_params()["nb__var_smoothing"] == 1e-3
@@ -638,9 +612,7 @@ def test_clone_and_nested_params(data2):
     assert not hasattr(comp, "result_")
     assert cloned.n_splits_ == 4
     assert cloned.result_.classifiers == ["lr", "nb"]
-    with pytest.raises(
-        ValueError, match="'svm' is neither a parameter nor an estimator"
-    ):
+    with pytest.raises(ValueError, match="'svm' is neither a parameter nor an estimator"):
         cloned.set_params(svm__C=1.0)
 
 

@@ -9,9 +9,7 @@ from sklearn_precision_stats.__main__ import demo, main
 
 # Perfectly separated classes (iris setosa, digits) make some Wald tests
 # undefined: expected here, and tested in test_undefined.py.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::sklearn_precision_stats.UndefinedStatisticWarning"
-)
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn_precision_stats.UndefinedStatisticWarning")
 
 
 def test_demo_prints_table_and_summary_quickly():
@@ -26,8 +24,12 @@ def test_demo_prints_table_and_summary_quickly():
 
 
 def test_module_entry_point():
-    proc = subprocess.run([sys.executable, "-m", "sklearn_precision_stats", "demo"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "sklearn_precision_stats", "demo"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "omnibus" not in proc.stdout  # two classifiers: no omnibus section
     assert "Reference:" in proc.stdout

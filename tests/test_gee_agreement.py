@@ -21,8 +21,13 @@ RTOL = 1e-9
 
 
 def _gee(endog, exog, groups):
-    model = sm.GEE(endog, exog, groups=groups, family=sm.families.Binomial(),
-                   cov_struct=sm.cov_struct.Independence())
+    model = sm.GEE(
+        endog,
+        exog,
+        groups=groups,
+        family=sm.families.Binomial(),
+        cov_struct=sm.cov_struct.Independence(),
+    )
     return model, model.fit()
 
 
@@ -55,8 +60,8 @@ def _gee_tests(y, preds, groups, label, names):
 def test_matches_statsmodels_gee(n_classifiers, repeats, string_labels):
     labels = ["cat", "dog", "eel"] if string_labels else None
     y, preds, groups = make_correlated_predictions(
-        150, 3, n_classifiers, repeats=repeats, seed=n_classifiers + 10 * repeats,
-        labels=labels)
+        150, 3, n_classifiers, repeats=repeats, seed=n_classifiers + 10 * repeats, labels=labels
+    )
     names = list(preds)
     result = compare_precision(y, preds, groups=groups if repeats > 1 else None)
     if repeats == 1:
@@ -71,8 +76,7 @@ def test_matches_statsmodels_gee(n_classifiers, repeats, string_labels):
             np.testing.assert_allclose(row["log_or_se"], ref["bse"][1], rtol=RTOL)
             # Intercept: the reference's log odds.
             p_ref = row["precision_reference"]
-            np.testing.assert_allclose(np.log(p_ref / (1 - p_ref)), ref["params"][0],
-                                       rtol=RTOL)
+            np.testing.assert_allclose(np.log(p_ref / (1 - p_ref)), ref["params"][0], rtol=RTOL)
         omni = result.omnibus.set_index("class").loc[label]
         ref = _gee_tests(y, preds, groups, label, names)
         np.testing.assert_allclose(omni["wald_stat"], ref["wald"], rtol=RTOL)
@@ -90,8 +94,11 @@ def test_statsmodels_engine_equals_closed_form(repeats, func):
     assert literal.engine == "statsmodels"
     numeric = closed.table.select_dtypes("number").columns
     np.testing.assert_allclose(literal.table[numeric], closed.table[numeric], rtol=1e-8)
-    np.testing.assert_allclose(literal.omnibus[["score_stat", "wald_stat"]],
-                               closed.omnibus[["score_stat", "wald_stat"]], rtol=1e-8)
+    np.testing.assert_allclose(
+        literal.omnibus[["score_stat", "wald_stat"]],
+        closed.omnibus[["score_stat", "wald_stat"]],
+        rtol=1e-8,
+    )
 
 
 @pytest.mark.filterwarnings("ignore::statsmodels.tools.sm_exceptions.DomainWarning")
@@ -110,8 +117,13 @@ def test_rp_delta_method_matches_sandwich_of_gee_on_log_link():
             grp.append(groups[rows])
         endog, clf, grp = map(np.concatenate, (endog, clf, grp))
         family = sm.families.Binomial(link=sm.families.links.Log())
-        fit = sm.GEE(endog, np.column_stack([np.ones_like(clf), clf]), groups=grp,
-                     family=family, cov_struct=sm.cov_struct.Independence()).fit()
+        fit = sm.GEE(
+            endog,
+            np.column_stack([np.ones_like(clf), clf]),
+            groups=grp,
+            family=family,
+            cov_struct=sm.cov_struct.Independence(),
+        ).fit()
         row = result.get(label)
         np.testing.assert_allclose(np.log(row["rp"]), fit.params[1], rtol=1e-7)
         np.testing.assert_allclose(row["rp_se_log"], fit.bse[1], rtol=1e-7)

@@ -17,7 +17,7 @@ from sklearn_precision_stats import (
     compare_precision,
     compare_recall,
 )
-from sklearn_precision_stats import _global_null as gn
+from sklearn_precision_stats.across_classes import _global_null as gn
 
 from .conftest import make_correlated_predictions
 
@@ -215,7 +215,13 @@ def test_result_repr_and_frame():
     assert "pvalue=0.0" in text and "classifiers" not in text
     frame = res.to_frame()
     assert list(frame.columns) == [
-        "statistic", "pvalue", "df", "scale", "n_tests", "n_resamples", "method"
+        "statistic",
+        "pvalue",
+        "df",
+        "scale",
+        "n_tests",
+        "n_resamples",
+        "method",
     ]
     with pytest.raises(AttributeError):
         res.pvalue = 0.5  # immutable
@@ -360,8 +366,9 @@ def test_global_permutation_test_uses_the_paired_permutations(three_classes):
     data = three_classes._data
     plan = gn._pair_plan(data, 1, "permutation")
     null = gn.resampled_pvalues(plan, "score_pvalue", 400, np.random.default_rng(9))
-    expected = combine_pvalues_dependent(three_classes.table["score_pvalue"],
-                                         null_pvalues=null, method="permutation")
+    expected = combine_pvalues_dependent(
+        three_classes.table["score_pvalue"], null_pvalues=null, method="permutation"
+    )
     res = three_classes.global_test(method="permutation", n_resamples=400, random_state=9)
     assert res.pvalue == expected.pvalue and res.statistic == expected.statistic
     assert res.resampling == "permutation"
@@ -485,8 +492,11 @@ def test_observed_counts_are_reproduced_from_units(repeats, compare):
         plan = gn._pair_plan(data, other, "bootstrap")
         # Drawing every unit exactly as often as it occurs is the sample.
         draws = plan.multiplicity[None, :]
-        sums = next(gn.resampled_sums(plan.matrix, plan.base, plan.multiplicity,
-                                      "bootstrap", 1, None, draws=draws))
+        sums = next(
+            gn.resampled_sums(
+                plan.matrix, plan.base, plan.multiplicity, "bootstrap", 1, None, draws=draws
+            )
+        )
         counts = gn._counts_from_sums(sums[0], plan.n_classes)
         expected = data.counts.take_classifiers([0, other])
         np.testing.assert_allclose(counts.successes, expected.successes)
@@ -581,8 +591,10 @@ def test_dai_cui_holds_its_size_under_the_global_null():
                 if method == "dai-cui":
                     dfs.append(res.df)
     rates = {m: r / n_sim for m, r in rejections.items()}
-    print(f"\nRejection rates at alpha = 0.05 under the global null: {rates}; "
-          f"mean Dai-Cui df {np.mean(dfs):.2f} (Fisher: 10)")
+    print(
+        f"\nRejection rates at alpha = 0.05 under the global null: {rates}; "
+        f"mean Dai-Cui df {np.mean(dfs):.2f} (Fisher: 10)"
+    )
     assert 0.03 <= rates["dai-cui"] <= 0.07
     assert 0.03 <= rates["permutation"] <= 0.07
     assert 0.02 <= rates["simes"] <= 0.07

@@ -30,8 +30,10 @@ P = {"a": np.array([0, 1, 0, 0, 1, 2]), "b": np.array([1, 1, 1, 0, 0, 2])}
         (dict(alpha=1.5), "alpha must be a number strictly between 0 and 1"),
         (dict(engine="R"), "engine must be one of"),
         (dict(groups=[1, 2]), "groups has 2 entries but y_true has 6 rows"),
-        (dict(y_true=np.array(["a", None, "b", "a", "b", "a"], dtype=object)),
-         "y_true contains None or NaN at row 1"),
+        (
+            dict(y_true=np.array(["a", None, "b", "a", "b", "a"], dtype=object)),
+            "y_true contains None or NaN at row 1",
+        ),
         (dict(y_true=np.array([0, "x", 1, 0, 1, 2], dtype=object)), "could not be sorted"),
     ],
 )
@@ -45,10 +47,8 @@ def test_bad_input_raises_clear_error(func, kwargs, match):
 
 def test_accepts_pandas_lists_and_column_vectors():
     base = compare_precision(Y, P, labels=[1])
-    as_series = compare_precision(pd.Series(Y), {k: pd.Series(v) for k, v in P.items()},
-                                  labels=[1])
-    as_list = compare_precision(Y.tolist(), [(k, v.tolist()) for k, v in P.items()],
-                                labels=[1])
+    as_series = compare_precision(pd.Series(Y), {k: pd.Series(v) for k, v in P.items()}, labels=[1])
+    as_list = compare_precision(Y.tolist(), [(k, v.tolist()) for k, v in P.items()], labels=[1])
     column = compare_precision(Y[:, None], {k: v[:, None] for k, v in P.items()}, labels=[1])
     for other in (as_series, as_list, column):
         pd.testing.assert_frame_equal(base.table, other.table)
@@ -58,8 +58,9 @@ def test_labels_select_and_order_classes():
     result = compare_precision(Y, P, labels=[2, 0])
     assert result.table["class"].tolist() == [2, 0]
     full = compare_precision(Y, P).table.set_index("class")
-    np.testing.assert_allclose(result.table.set_index("class").loc[[2, 0], "precision"],
-                               full.loc[[2, 0], "precision"])
+    np.testing.assert_allclose(
+        result.table.set_index("class").loc[[2, 0], "precision"], full.loc[[2, 0], "precision"]
+    )
 
 
 def test_reference_is_first_column_of_comparison():

@@ -67,9 +67,7 @@ def test_hand_worked_fagerland_example():
     exact = mcnemar_test(y, a, b, method="exact")
     assert (exact.n_a_only, exact.n_b_only) == (1, 7)
     assert exact.pvalue == pytest.approx(18 / 256, rel=1e-12)
-    assert mcnemar_test(y, a, b, method="midp").pvalue == pytest.approx(
-        10 / 256, rel=1e-12
-    )
+    assert mcnemar_test(y, a, b, method="midp").pvalue == pytest.approx(10 / 256, rel=1e-12)
     asym = mcnemar_test(y, a, b, method="asymptotic")
     assert asym.statistic == pytest.approx(4.5, rel=1e-12)
     assert asym.pvalue == pytest.approx(0.03389485352468927, rel=1e-9)
@@ -278,9 +276,12 @@ def test_pooling_repeats_inflates_plain_mcnemar_but_not_clustered():
     rejected = np.zeros((n_sim, 3), dtype=bool)
     for s in range(n_sim):
         a, b = wrong_a[s].ravel(), wrong_b[s].ravel()
-        rejected[s, 0] = mcnemar_test(
-            y[:n_records], wrong_a[s, :, 0], wrong_b[s, :, 0], method="asymptotic"
-        ).pvalue < 0.05
+        rejected[s, 0] = (
+            mcnemar_test(
+                y[:n_records], wrong_a[s, :, 0], wrong_b[s, :, 0], method="asymptotic"
+            ).pvalue
+            < 0.05
+        )
         rejected[s, 1] = mcnemar_test(y, a, b, method="asymptotic").pvalue < 0.05
         rejected[s, 2] = mcnemar_test(y, a, b, groups=groups).pvalue < 0.05
     single, pooled, clustered = rejected.mean(axis=0)
@@ -305,8 +306,7 @@ def test_sign_test_reproduces_seed_simulation():
         guess = rng.integers(0, 10, (n_trials, n))
         system_2 = np.where(rng.random((n_trials, n)) < r, y, guess)
         return np.mean(
-            [sign_test(y[t], system_2[t], system_1[t]).pvalue < 0.05
-             for t in range(n_trials)]
+            [sign_test(y[t], system_2[t], system_1[t]).pvalue < 0.05 for t in range(n_trials)]
         )
 
     assert rejection_rate(300, 0.0) <= 0.05 + 2.5 * 0.011

@@ -19,7 +19,7 @@ from sklearn_precision_stats import (  # noqa: E402
     plot_replicability,
     replicability_score,
 )
-from sklearn_precision_stats._replicability import ReplicabilityResult  # noqa: E402
+from sklearn_precision_stats.across_classes._replicability import ReplicabilityResult  # noqa: E402
 from sklearn_precision_stats.simulation import (  # noqa: E402
     make_paired_predictions,
     rejection_rates,
@@ -57,8 +57,11 @@ def _pixel_column(ax, x, img):
 @pytest.fixture(scope="module")
 def comparisons():
     y, a, b = make_paired_predictions(
-        3000, precision=[[0.7, 0.75, 0.8], [0.75, 0.75, 0.75]], n_classes=3,
-        correlation=0.3, random_state=0,
+        3000,
+        precision=[[0.7, 0.75, 0.8], [0.75, 0.75, 0.75]],
+        n_classes=3,
+        correlation=0.3,
+        random_state=0,
     )
     three = compare_precision(y, {"rf": b, "nb": a}, reference="rf")
     y, a, b = make_paired_predictions(800, precision=(0.7, 0.8), random_state=1)
@@ -76,9 +79,7 @@ def test_forest_plot_png(comparisons, tmp_path):
     _assert_not_blank(img)
     t = result.table
     # One hollow estimate per row, filled over it where the CI excludes 1.
-    hollow, filled = [
-        line for line in ax.get_lines() if line.get_marker() == "s"
-    ]
+    hollow, filled = [line for line in ax.get_lines() if line.get_marker() == "s"]
     np.testing.assert_allclose(hollow.get_xdata(), t["rp"])
     significant = (t["rp_ci_low"] > 1) | (t["rp_ci_high"] < 1)
     assert len(filled.get_xdata()) == significant.sum()
@@ -87,9 +88,7 @@ def test_forest_plot_png(comparisons, tmp_path):
     assert len(segments) == len(t)
     np.testing.assert_allclose([s[0][0] for s in segments], t["rp_ci_low"])
     np.testing.assert_allclose([s[1][0] for s in segments], t["rp_ci_high"])
-    assert [tick.get_text() for tick in ax.get_yticklabels()] == [
-        "class 0", "class 1", "class 2"
-    ]
+    assert [tick.get_text() for tick in ax.get_yticklabels()] == ["class 0", "class 1", "class 2"]
     assert ax.get_xscale() == "log"
     assert "95% CI" in ax.get_xlabel() and "nb / rf" in ax.get_xlabel()
     # The annotations give each row's RP and CI.
@@ -106,9 +105,9 @@ def test_forest_plot_reference_line_at_one(comparisons, tmp_path):
     # than in the columns beside it.
     col = _pixel_column(ax, 1.0, img)
     top, bottom = (img.shape[0] - ax.bbox.y1, img.shape[0] - ax.bbox.y0)
-    gray = img[int(top) + 2:int(bottom) - 2, :, :3].mean(axis=-1)
-    dark = (gray[:, col - 1:col + 2] < 0.5).any(axis=1).mean()
-    beside = (gray[:, col + 8:col + 11] < 0.5).any(axis=1).mean()
+    gray = img[int(top) + 2 : int(bottom) - 2, :, :3].mean(axis=-1)
+    dark = (gray[:, col - 1 : col + 2] < 0.5).any(axis=1).mean()
+    beside = (gray[:, col + 8 : col + 11] < 0.5).any(axis=1).mean()
     assert dark > 0.3 and dark > 3 * beside + 0.1, (dark, beside)
 
 
@@ -117,11 +116,19 @@ def test_forest_plot_several_datasets_and_ax(comparisons, tmp_path):
     out = plot_relative_precision(comparisons, ax=ax, annotate=False, log_scale=False)
     assert out is ax
     labels = [tick.get_text() for tick in ax.get_yticklabels()]
-    assert labels == ["three, class 0", "three, class 1", "three, class 2",
-                      "binary, class 0", "binary, class 1"]
+    assert labels == [
+        "three, class 0",
+        "three, class 1",
+        "three, class 2",
+        "binary, class 0",
+        "binary, class 1",
+    ]
     # One separator between the two data sets, no annotations.
-    separators = [line for line in ax.get_lines() if line.get_ydata()[0] == line.get_ydata()[1]
-                  and line.get_color() == "0.85"]
+    separators = [
+        line
+        for line in ax.get_lines()
+        if line.get_ydata()[0] == line.get_ydata()[1] and line.get_color() == "0.85"
+    ]
     assert len(separators) == 1
     assert not ax.texts
     assert ax.get_xscale() == "linear"
@@ -157,16 +164,37 @@ def _replicability_result():
     for size in (600, 480, 240):
         for tsize in (0.2, 0.3, 0.4):
             outcomes = rng.random(10) < (0.3 + 0.5 * size / 600)
-            rows += [{"sample_size": size, "test_size": tsize, "repeat": r,
-                      "pvalue": 0.01 if o else 0.5, "defined": True, "rejected": o}
-                     for r, o in enumerate(outcomes)]
-            tables.append({"sample_size": size, "sample_fraction": size / 600,
-                           "test_size": tsize, "n_experiments": 10,
-                           "n_rejections": int(outcomes.sum()),
-                           "rejection_rate": outcomes.mean(),
-                           "replicability": replicability_score(outcomes)})
-    return ReplicabilityResult(pd.DataFrame(tables), pd.DataFrame(rows), test="score",
-                               label=0, classifier="NB", reference="RF", alpha=0.05)
+            rows += [
+                {
+                    "sample_size": size,
+                    "test_size": tsize,
+                    "repeat": r,
+                    "pvalue": 0.01 if o else 0.5,
+                    "defined": True,
+                    "rejected": o,
+                }
+                for r, o in enumerate(outcomes)
+            ]
+            tables.append(
+                {
+                    "sample_size": size,
+                    "sample_fraction": size / 600,
+                    "test_size": tsize,
+                    "n_experiments": 10,
+                    "n_rejections": int(outcomes.sum()),
+                    "rejection_rate": outcomes.mean(),
+                    "replicability": replicability_score(outcomes),
+                }
+            )
+    return ReplicabilityResult(
+        pd.DataFrame(tables),
+        pd.DataFrame(rows),
+        test="score",
+        label=0,
+        classifier="NB",
+        reference="RF",
+        alpha=0.05,
+    )
 
 
 def test_replicability_plot_png(tmp_path):
@@ -177,9 +205,11 @@ def test_replicability_plot_png(tmp_path):
     lines = ax.get_lines()
     assert len(lines) == 3  # one per sample size, largest first
     assert [line.get_label() for line in lines] == [
-        "n = 600 (100%)", "n = 480 (80%)", "n = 240 (40%)"
+        "n = 600 (100%)",
+        "n = 480 (80%)",
+        "n = 240 (40%)",
     ]
-    for line, size in zip(lines, (600, 480, 240)):
+    for line, size in zip(lines, (600, 480, 240), strict=False):
         rows = res.table[res.table["sample_size"] == size]
         np.testing.assert_allclose(line.get_xdata(), 100 * rows["test_size"])
         np.testing.assert_allclose(line.get_ydata(), rows["replicability"])
@@ -197,8 +227,9 @@ def test_replicability_plot_with_rejection_rate_and_table():
     ax2 = plot_replicability(res.table[["sample_size", "test_size", "replicability"]])
     assert len(ax2.get_lines()) == 3
     with pytest.raises(ValueError, match="rejection_rate"):
-        plot_replicability(res.table[["sample_size", "test_size", "replicability"]],
-                           rejection_rate=True)
+        plot_replicability(
+            res.table[["sample_size", "test_size", "replicability"]], rejection_rate=True
+        )
     with pytest.raises(ValueError, match="ReplicabilityResult"):
         plot_replicability(pd.DataFrame({"a": [1]}))
 
@@ -209,9 +240,12 @@ def test_replicability_plot_with_rejection_rate_and_table():
 @pytest.fixture(scope="module")
 def rates():
     return rejection_rates(
-        ("score", "z"), n_samples=[100, 1000],
+        ("score", "z"),
+        n_samples=[100, 1000],
         precision=[(0.7 * (1 + d / 100), 0.7) for d in (0, 5, 10, 15, 20)],
-        correlation=0.4, n_simulations=300, random_state=0,
+        correlation=0.4,
+        n_simulations=300,
+        random_state=0,
     )
 
 
@@ -221,13 +255,17 @@ def test_power_plot_png(rates, tmp_path):
     _assert_not_blank(img)
     curves = [line for line in ax.get_lines() if line.get_label().startswith(("GS", "Z"))]
     assert sorted(line.get_label() for line in curves) == [
-        "GS, n = 100", "GS, n = 1000", "Z test, n = 100", "Z test, n = 1000"
+        "GS, n = 100",
+        "GS, n = 1000",
+        "Z test, n = 100",
+        "Z test, n = 1000",
     ]
     for line in curves:
         np.testing.assert_allclose(line.get_xdata(), [0, 5, 10, 15, 20], atol=1e-9)
     gs = next(line for line in curves if line.get_label() == "GS, n = 1000")
-    expected = rates[(rates["test"] == "score") & (rates["n_samples"] == 1000)
-                     & (rates["class"] == 1)].sort_values("percent_difference")
+    expected = rates[
+        (rates["test"] == "score") & (rates["n_samples"] == 1000) & (rates["class"] == 1)
+    ].sort_values("percent_difference")
     np.testing.assert_allclose(gs.get_ydata(), expected["rejection_rate"])
     level = [line for line in ax.get_lines() if line.get_label() == "alpha = 0.05"]
     assert len(level) == 1 and list(level[0].get_ydata()) == [0.05, 0.05]
@@ -237,14 +275,21 @@ def test_power_plot_png(rates, tmp_path):
 def test_power_plot_options(rates):
     fig, ax = plt.subplots()
     assert plot_power(rates, ax=ax, label=0) is ax
-    two_rho = rejection_rates("score", n_samples=200, precision=(0.75, 0.7),
-                              correlation=[0.0, 0.2, 0.4], n_simulations=100, random_state=0)
+    two_rho = rejection_rates(
+        "score",
+        n_samples=200,
+        precision=(0.75, 0.7),
+        correlation=[0.0, 0.2, 0.4],
+        n_simulations=100,
+        random_state=0,
+    )
     ax = plot_power(two_rho, x="correlation")
     assert ax.get_xlabel() == "Correlation between the classifiers"
     with pytest.raises(ValueError, match="not in rates"):
         plot_power(rates, label=5)
-    three = rejection_rates("score", n_samples=200, precision=(0.75, 0.7), n_classes=3,
-                            n_simulations=50, random_state=0)
+    three = rejection_rates(
+        "score", n_samples=200, precision=(0.75, 0.7), n_classes=3, n_simulations=50, random_state=0
+    )
     with pytest.raises(ValueError, match="label is needed"):
         plot_power(three)
     with pytest.raises(ValueError, match="rejection_rates"):
@@ -264,16 +309,20 @@ def test_package_import_does_not_import_matplotlib():
 
 
 def test_comparison_plot_method_is_the_forest_plot(tmp_path):
-    y, p1, p2 = make_paired_predictions(800, precision=(0.7, 0.8), prevalence=0.5,
-                                        correlation=0.3, n_classes=2, random_state=0)
+    y, p1, p2 = make_paired_predictions(
+        800, precision=(0.7, 0.8), prevalence=0.5, correlation=0.3, n_classes=2, random_state=0
+    )
     result = compare_precision(y, {"ref": p1, "new": p2})
     fig, (left, right) = plt.subplots(1, 2)
     returned = result.plot(ax=left)
     plot_relative_precision(result, ax=right)
     assert returned is left
+
     # Same intervals drawn on both axes.
     def segments(ax):
-        return sorted(tuple(np.round(np.asarray(line.get_xdata(), float), 12))
-                      for line in ax.get_lines())
+        return sorted(
+            tuple(np.round(np.asarray(line.get_xdata(), float), 12)) for line in ax.get_lines()
+        )
+
     assert segments(left) == segments(right) and len(segments(left)) >= 2
     _assert_not_blank(_render(left, tmp_path / "plot.png"))

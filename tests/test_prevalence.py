@@ -13,7 +13,10 @@ from sklearn_precision_stats import (
     compare_precision,
     compare_recall,
 )
-from sklearn_precision_stats._prevalence import AT_PREVALENCE_COLUMNS, _PrevalenceUnits
+from sklearn_precision_stats.across_classes._prevalence import (
+    AT_PREVALENCE_COLUMNS,
+    _PrevalenceUnits,
+)
 
 from .conftest import REFERENCE, make_correlated_predictions
 
@@ -69,8 +72,9 @@ def test_columns_and_hand_values_multiclass():
     assert out["classifier"].tolist() == ["clf0", "clf1", "clf2"] * 2
     assert out["class"].dtype.kind == "i"
     for _, row in out.iterrows():
-        value, low, high = _by_hand(y, preds[row["classifier"]], row["class"],
-                                    prevalence[row["class"]], alpha=0.1)
+        value, low, high = _by_hand(
+            y, preds[row["classifier"]], row["class"], prevalence[row["class"]], alpha=0.1
+        )
         assert row["precision_at_prevalence"] == pytest.approx(value, rel=1e-12)
         assert row["ci_low"] == pytest.approx(low, rel=1e-12)
         assert row["ci_high"] == pytest.approx(high, rel=1e-12)
@@ -142,7 +146,8 @@ def test_clustered_rows_resample_records():
     y, preds, _ = make_correlated_predictions(1500, 2, 2, seed=6)
     once = _quiet_compare(y, preds)
     twice = _quiet_compare(
-        np.tile(y, 2), {k: np.tile(v, 2) for k, v in preds.items()},
+        np.tile(y, 2),
+        {k: np.tile(v, 2) for k, v in preds.items()},
         groups=np.tile(np.arange(y.shape[0]), 2),
     )
     a = once.at_prevalence(0.2, n_resamples=1500, random_state=0)
@@ -174,8 +179,12 @@ def test_clustered_analytic_variance_is_the_sandwich():
                 tp_i = np.sum((p[rows] == k) & (y[rows] == k))
                 fp_i = np.sum((p[rows] == k) & (y[rows] != k))
                 d_i = np.sum(y[rows] == k)
-                r[i] = (tp_i / tp[ki, c] - d_i / n_pos[ki] - fp_i / fp[ki, c]
-                        + (rows.sum() - d_i) / (n_rows - n_pos[ki]))
+                r[i] = (
+                    tp_i / tp[ki, c]
+                    - d_i / n_pos[ki]
+                    - fp_i / fp[ki, c]
+                    + (rows.sum() - d_i) / (n_rows - n_pos[ki])
+                )
             assert var[ki, c] == pytest.approx(np.sum(r**2), rel=1e-10)
 
 

@@ -11,8 +11,19 @@ from hypothesis.extra.numpy import arrays
 from sklearn_precision_stats import compare_precision, compare_recall
 
 PVALUES = ["score_pvalue", "wgs_pvalue", "wald_pvalue", "rp_pvalue"]
-STATS = ["score_stat", "wgs_stat", "wald_stat", "log_or", "log_or_se", "rp",
-         "rp_se_log", "rp_ci_low", "rp_ci_high", "or_ci_low", "or_ci_high"]
+STATS = [
+    "score_stat",
+    "wgs_stat",
+    "wald_stat",
+    "log_or",
+    "log_or_se",
+    "rp",
+    "rp_se_log",
+    "rp_ci_low",
+    "rp_ci_high",
+    "or_ci_low",
+    "or_ci_high",
+]
 
 
 @st.composite
@@ -33,7 +44,10 @@ def _compare(*args, func=compare_precision, **kwargs):
 
 def _assert_same(a, b, columns):
     np.testing.assert_allclose(
-        a[columns].to_numpy(float), b[columns].to_numpy(float), rtol=1e-9, atol=1e-12,
+        a[columns].to_numpy(float),
+        b[columns].to_numpy(float),
+        rtol=1e-9,
+        atol=1e-12,
         equal_nan=True,
     )
 
@@ -44,15 +58,13 @@ def test_swapping_classifier_and_reference(data):
     y, preds = data
     ab = _compare(y, preds, reference="c0").table
     ba = _compare(y, preds, reference="c1").table
-    _assert_same(ab, ba, PVALUES + ["score_stat", "wgs_stat", "wald_stat",
-                                    "log_or_se", "rp_se_log"])
+    _assert_same(
+        ab, ba, PVALUES + ["score_stat", "wgs_stat", "wald_stat", "log_or_se", "rp_se_log"]
+    )
     np.testing.assert_allclose(ab["rp"], 1 / ba["rp"], rtol=1e-9, equal_nan=True)
-    np.testing.assert_allclose(ab["log_or"], -ba["log_or"], rtol=1e-9, atol=1e-15,
-                               equal_nan=True)
-    np.testing.assert_allclose(ab["rp_ci_low"], 1 / ba["rp_ci_high"], rtol=1e-9,
-                               equal_nan=True)
-    np.testing.assert_allclose(ab["or_ci_high"], 1 / ba["or_ci_low"], rtol=1e-9,
-                               equal_nan=True)
+    np.testing.assert_allclose(ab["log_or"], -ba["log_or"], rtol=1e-9, atol=1e-15, equal_nan=True)
+    np.testing.assert_allclose(ab["rp_ci_low"], 1 / ba["rp_ci_high"], rtol=1e-9, equal_nan=True)
+    np.testing.assert_allclose(ab["or_ci_high"], 1 / ba["or_ci_low"], rtol=1e-9, equal_nan=True)
     np.testing.assert_array_equal(ab["precision"], ba["precision_reference"])
 
 
@@ -81,12 +93,18 @@ def test_relabelling_classes(data, names):
 
 
 @settings(max_examples=40, deadline=None)
-@given(paired_predictions(n_classifiers=3), st.integers(2, 4),
-       st.sampled_from([compare_precision, compare_recall]))
+@given(
+    paired_predictions(n_classifiers=3),
+    st.integers(2, 4),
+    st.sampled_from([compare_precision, compare_recall]),
+)
 # Three identical classifiers: the omnibus score is 0/0 in both forms, which
 # rounding once left as 0 in one and NaN in the other.
-@example((np.array([1, 0, 1, 1]), {f"c{j}": np.array([1, 0, 0, 0]) for j in range(3)}),
-         3, compare_precision)
+@example(
+    (np.array([1, 0, 1, 1]), {f"c{j}": np.array([1, 0, 0, 0]) for j in range(3)}),
+    3,
+    compare_precision,
+)
 def test_identical_repeats_clustered_by_record(data, repeats, func):
     # Stacked CV rows where every repeat predicts the same: the clustered
     # statistics equal those of one pass (the paper's Table 11 property).
@@ -94,10 +112,17 @@ def test_identical_repeats_clustered_by_record(data, repeats, func):
     y, preds = data
     single = _compare(y, preds, func=func)
     groups = np.tile(np.arange(y.size), repeats)
-    stacked = _compare(np.tile(y, repeats), {k: np.tile(v, repeats) for k, v in preds.items()},
-                       groups=groups, func=func)
-    cols = [c for c in single.table.columns if c not in ("class", "classifier", "reference")
-            and not c.startswith("n_")]
+    stacked = _compare(
+        np.tile(y, repeats),
+        {k: np.tile(v, repeats) for k, v in preds.items()},
+        groups=groups,
+        func=func,
+    )
+    cols = [
+        c
+        for c in single.table.columns
+        if c not in ("class", "classifier", "reference") and not c.startswith("n_")
+    ]
     _assert_same(single.table, stacked.table, cols)
     _assert_same(single.omnibus, stacked.omnibus, ["score_stat", "wald_stat"])
 
@@ -106,8 +131,10 @@ def test_pooling_repeats_without_groups_is_not_invariant():
     # The counterpart: ignoring the clustering inflates every statistic L-fold.
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 200)
-    preds = {"a": np.where(rng.random(200) < 0.8, y, 1 - y),
-             "b": np.where(rng.random(200) < 0.7, y, 1 - y)}
+    preds = {
+        "a": np.where(rng.random(200) < 0.8, y, 1 - y),
+        "b": np.where(rng.random(200) < 0.7, y, 1 - y),
+    }
     single = compare_precision(y, preds).get(1)
     pooled = compare_precision(np.tile(y, 3), {k: np.tile(v, 3) for k, v in preds.items()}).get(1)
     assert pooled["score_stat"] == pytest.approx(3 * single["score_stat"], rel=1e-9)
@@ -119,7 +146,7 @@ def test_pooling_repeats_without_groups_is_not_invariant():
 def test_engine_paths_agree(data):
     # The joint-table path (default), the pairwise path (many classes) and
     # the clustered path (records given as groups) compute the same sums.
-    from sklearn_precision_stats import _stacking
+    from sklearn_precision_stats.engine import _counts as _stacking
 
     y, preds = data
     base = _compare(y, preds).table
@@ -131,6 +158,9 @@ def test_engine_paths_agree(data):
         _stacking._MAX_JOINT_CELLS = old
     _assert_same(base, pairwise, PVALUES + STATS)
     # Each record twice, clustered: equal to one pass, through counts_clustered.
-    doubled = _compare(np.repeat(y, 2), {k: np.repeat(v, 2) for k, v in preds.items()},
-                       groups=np.arange(2 * y.size) // 2).table
+    doubled = _compare(
+        np.repeat(y, 2),
+        {k: np.repeat(v, 2) for k, v in preds.items()},
+        groups=np.arange(2 * y.size) // 2,
+    ).table
     _assert_same(base, doubled, PVALUES + STATS)

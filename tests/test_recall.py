@@ -21,9 +21,7 @@ RTOL = 1e-9
 
 # The log-link binomial GEE is only used for the saturated model's relative
 # recall, whose fitted probabilities stay inside (0, 1).
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The Log link function does not respect the domain"
-)
+pytestmark = pytest.mark.filterwarnings("ignore:The Log link function does not respect the domain")
 
 
 def gee_recall_reference(y, pred, pred_ref, k, groups):
@@ -36,8 +34,9 @@ def gee_recall_reference(y, pred, pred_ref, k, groups):
 
     def gee(exog, link=None):
         family = sm.families.Binomial() if link is None else sm.families.Binomial(link)
-        return sm.GEE(endog, exog, groups=grp, family=family,
-                      cov_struct=sm.cov_struct.Independence())
+        return sm.GEE(
+            endog, exog, groups=grp, family=family, cov_struct=sm.cov_struct.Independence()
+        )
 
     full = gee(X).fit()
     null = gee(np.ones((endog.size, 1))).fit()
@@ -70,14 +69,17 @@ def check_against_gee(table, y, preds, reference, groups):
         assert row["n_true_reference"] == ref["n_true"]
         z = 1.959963984540054
         assert row["or_ci_low"] == pytest.approx(
-            np.exp(ref["log_or"] - z * ref["log_or_se"]), rel=1e-8)
+            np.exp(ref["log_or"] - z * ref["log_or_se"]), rel=1e-8
+        )
         assert row["rr_ci_high"] == pytest.approx(
-            ref["rr"] * np.exp(z * ref["rr_se_log"]), rel=1e-8)
+            ref["rr"] * np.exp(z * ref["rr_se_log"]), rel=1e-8
+        )
 
 
 def noisy_predictions(rng, y, n_classes, accuracy, shared=None, agreement=0.0):
-    own = np.where(rng.random(y.size) < accuracy, y,
-                   (y + rng.integers(1, n_classes, y.size)) % n_classes)
+    own = np.where(
+        rng.random(y.size) < accuracy, y, (y + rng.integers(1, n_classes, y.size)) % n_classes
+    )
     if shared is None:
         return own
     return np.where(rng.random(y.size) < agreement, shared, own)
@@ -104,9 +106,13 @@ def test_paired_rows_match_gee_and_mcnemar(seed):
         rows = y == row["class"]
         hit = preds[row["classifier"]][rows] == row["class"]
         hit_ref = preds["rf"][rows] == row["class"]
-        mc = sm_mcnemar(pd.crosstab(hit, hit_ref).reindex(
-            index=[False, True], columns=[False, True], fill_value=0).to_numpy(),
-            exact=False, correction=False)
+        mc = sm_mcnemar(
+            pd.crosstab(hit, hit_ref)
+            .reindex(index=[False, True], columns=[False, True], fill_value=0)
+            .to_numpy(),
+            exact=False,
+            correction=False,
+        )
         assert row["score_stat"] == pytest.approx(mc.statistic, rel=RTOL)
         assert row["score_pvalue"] == pytest.approx(mc.pvalue, rel=RTOL)
 

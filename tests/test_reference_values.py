@@ -44,13 +44,12 @@ def reference():
 def test_dtcompair_and_geepack_values(reference, name, engine):
     data = pd.read_csv(REFERENCE / f"{name}.csv")
     # y1 is the reference test, y2 the compared one; class of interest is 1.
-    result = compare_precision(
-        data["d"], {"y1": data["y1"], "y2": data["y2"]}, engine=engine
-    )
+    result = compare_precision(data["d"], {"y1": data["y1"], "y2": data["y2"]}, engine=engine)
     row = result.get(1, "y2")
     for key, column in KEYS.items():
-        np.testing.assert_allclose(row[column], reference[name][key], rtol=1e-9,
-                                   err_msg=f"{name}: {key}")
+        np.testing.assert_allclose(
+            row[column], reference[name][key], rtol=1e-9, err_msg=f"{name}: {key}"
+        )
 
 
 def test_paper_wald_erratum_value(reference):
@@ -93,13 +92,14 @@ def test_rp_moskowitz_pepe_with_cell_proportions():
     # Classifier 1 of the paper = y2 (numerator of rp), classifier 2 = y1.
     c1, c2, D = d.y2 == 1, d.y1 == 1, d.d == 1
     N = len(d)
-    cell = lambda a, b, t: ((c1 == a) & (c2 == b) & (D == t)).sum() / N  # noqa: E731
+    cell = lambda a, b, t: ((c1 == a) & (c2 == b) & (t == D)).sum() / N  # noqa: E731
     n1, n2, n3 = cell(1, 1, 0), cell(1, 0, 0), cell(0, 1, 0)
     n5, n6, n7 = cell(1, 1, 1), cell(1, 0, 1), cell(0, 1, 1)
     p1 = (n5 + n6) / (n1 + n2 + n5 + n6)
     p2 = (n5 + n7) / (n1 + n3 + n5 + n7)
-    sigma2 = (n6 * (1 - p2) + n5 * (p2 - p1) + 2 * (n7 + n3) * p1 * p2
-              + n7 * (1 - 3 * p1)) / ((n5 + n7) * (n5 + n6))
+    sigma2 = (n6 * (1 - p2) + n5 * (p2 - p1) + 2 * (n7 + n3) * p1 * p2 + n7 * (1 - 3 * p1)) / (
+        (n5 + n7) * (n5 + n6)
+    )
     row = compare_precision(d.d, {"y1": d.y1, "y2": d.y2}).get(1)
     assert row["rp"] == pytest.approx(p1 / p2, rel=1e-12)
     assert row["rp_se_log"] == pytest.approx(np.sqrt(sigma2 / N), rel=1e-10)

@@ -99,7 +99,10 @@ def test_small_run_layout(small_run, cancer):
     assert (res.test, res.label, res.classifier, res.reference) == ("score", 1, "nb", "tree")
     t = res.table
     assert list(t[["sample_size", "test_size"]].itertuples(index=False, name=None)) == [
-        (569, 0.3), (569, 0.5), (200, 0.3), (200, 0.5)
+        (569, 0.3),
+        (569, 0.5),
+        (200, 0.3),
+        (200, 0.5),
     ]
     assert (t["n_experiments"] + t["n_undefined"] == 4).all()
     np.testing.assert_allclose(t["sample_fraction"], t["sample_size"] / y.shape[0])
@@ -114,8 +117,11 @@ def test_small_run_replicability_equals_formula(small_run):
     # Each setting's replicability is the formula applied to its outcomes.
     for _, row in small_run.table.iterrows():
         exp = small_run.experiments
-        group = exp[(exp["sample_size"] == row["sample_size"])
-                    & (exp["test_size"] == row["test_size"]) & exp["defined"]]
+        group = exp[
+            (exp["sample_size"] == row["sample_size"])
+            & (exp["test_size"] == row["test_size"])
+            & exp["defined"]
+        ]
         q = int(group["rejected"].sum())
         n = len(group)
         p = n - q
@@ -129,13 +135,16 @@ def test_one_experiment_recomputed_by_hand(small_run, cancer):
     X, y = cancer
     row = small_run.experiments.iloc[-1]  # a subsample of 200 records
     seed = int(row["seed"])
-    index, _ = train_test_split(np.arange(y.shape[0]), train_size=200, stratify=y,
-                                random_state=seed)
-    train, test = train_test_split(index, test_size=row["test_size"], stratify=y[index],
-                                   random_state=seed)
-    preds = {name: est.fit(X[train], y[train]).predict(X[test])
-             for name, est in [("tree", DecisionTreeClassifier(random_state=0)),
-                               ("nb", GaussianNB())]}
+    index, _ = train_test_split(
+        np.arange(y.shape[0]), train_size=200, stratify=y, random_state=seed
+    )
+    train, test = train_test_split(
+        index, test_size=row["test_size"], stratify=y[index], random_state=seed
+    )
+    preds = {
+        name: est.fit(X[train], y[train]).predict(X[test])
+        for name, est in [("tree", DecisionTreeClassifier(random_state=0)), ("nb", GaussianNB())]
+    }
     expected = compare_precision(y[test], preds, reference="tree").get(1)
     assert row["pvalue"] == pytest.approx(expected["score_pvalue"], rel=1e-12)
     assert row["statistic"] == pytest.approx(expected["score_stat"], rel=1e-12)
@@ -145,24 +154,35 @@ def test_one_experiment_recomputed_by_hand(small_run, cancer):
 
 def test_deterministic_and_backend_free(small_run, cancer):
     X, y = cancer
-    again = replicability(ESTIMATORS, X, y, label=1, reference="tree", random_state=0,
-                          n_jobs=2, **SMALL)
+    again = replicability(
+        ESTIMATORS, X, y, label=1, reference="tree", random_state=0, n_jobs=2, **SMALL
+    )
     assert again.experiments.equals(small_run.experiments)
     assert again.table.equals(small_run.table)
     # The caller picks the joblib backend; the result does not depend on it.
     with parallel_config(backend="threading", n_jobs=2):
-        threaded = replicability(ESTIMATORS, X, y, label=1, reference="tree",
-                                 random_state=0, **SMALL)
+        threaded = replicability(
+            ESTIMATORS, X, y, label=1, reference="tree", random_state=0, **SMALL
+        )
     assert threaded.experiments.equals(small_run.experiments)
-    other = replicability(ESTIMATORS, X, y, label=1, reference="tree", random_state=1,
-                          **SMALL)
+    other = replicability(ESTIMATORS, X, y, label=1, reference="tree", random_state=1, **SMALL)
     assert not other.experiments["seed"].equals(small_run.experiments["seed"])
 
 
 def test_rp_outcome_is_ci_excluding_one(cancer):
     X, y = cancer
-    res = replicability(ESTIMATORS, X, y, label=0, test="rp", sample_sizes=(0.5,),
-                        test_sizes=(0.5,), n_repeats=3, random_state=0, alpha=0.2)
+    res = replicability(
+        ESTIMATORS,
+        X,
+        y,
+        label=0,
+        test="rp",
+        sample_sizes=(0.5,),
+        test_sizes=(0.5,),
+        n_repeats=3,
+        random_state=0,
+        alpha=0.2,
+    )
     for _, row in res.experiments.iterrows():
         # A Wald CI at level 1 - alpha excludes 1 exactly when p < alpha.
         z = abs(row["statistic"])
@@ -172,8 +192,17 @@ def test_rp_outcome_is_ci_excluding_one(cancer):
 def test_undefined_experiments_are_counted_not_scored(cancer):
     X, y = cancer
     est = {"never": DummyClassifier(strategy="constant", constant=0), "nb": GaussianNB()}
-    res = replicability(est, X, y, label=1, reference="nb", sample_sizes=(1.0,),
-                        test_sizes=(0.3,), n_repeats=3, random_state=0)
+    res = replicability(
+        est,
+        X,
+        y,
+        label=1,
+        reference="nb",
+        sample_sizes=(1.0,),
+        test_sizes=(0.3,),
+        n_repeats=3,
+        random_state=0,
+    )
     row = res.table.iloc[0]
     assert row["n_undefined"] == 3 and row["n_experiments"] == 0
     assert np.isnan(row["replicability"])
@@ -185,8 +214,16 @@ def test_string_labels_and_dataframes(cancer):
     X, y = cancer
     X = pd.DataFrame(X[:200])
     y = np.where(y[:200] == 1, "benign", "malignant")
-    res = replicability(ESTIMATORS, X, y, label="malignant", sample_sizes=(1.0,),
-                        test_sizes=(0.5,), n_repeats=2, random_state=0)
+    res = replicability(
+        ESTIMATORS,
+        X,
+        y,
+        label="malignant",
+        sample_sizes=(1.0,),
+        test_sizes=(0.5,),
+        n_repeats=2,
+        random_state=0,
+    )
     assert res.label == "malignant" and res.reference == "nb"
     assert res.table["n_experiments"].iloc[0] == 2
 
@@ -219,6 +256,16 @@ def test_classifier_needed_with_three_estimators(cancer):
     three = {**ESTIMATORS, "stump": DecisionTreeClassifier(max_depth=1)}
     with pytest.raises(ValueError, match="classifier is needed"):
         replicability(three, X, y, label=1)
-    res = replicability(three, X, y, label=1, classifier="stump", reference="tree",
-                        sample_sizes=(1.0,), test_sizes=(0.3,), n_repeats=2, random_state=0)
+    res = replicability(
+        three,
+        X,
+        y,
+        label=1,
+        classifier="stump",
+        reference="tree",
+        sample_sizes=(1.0,),
+        test_sizes=(0.3,),
+        n_repeats=2,
+        random_state=0,
+    )
     assert res.classifier == "stump"

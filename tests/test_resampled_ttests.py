@@ -16,8 +16,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mlxtend.evaluate import (
     combined_ftest_5x2cv as mlx_combined_ftest_5x2cv,
+)
+from mlxtend.evaluate import (
     paired_ttest_5x2cv as mlx_paired_ttest_5x2cv,
+)
+from mlxtend.evaluate import (
     paired_ttest_kfold_cv as mlx_paired_ttest_kfold_cv,
+)
+from mlxtend.evaluate import (
     paired_ttest_resampled as mlx_paired_ttest_resampled,
 )
 from scipy import stats
@@ -48,9 +54,7 @@ from sklearn_precision_stats import (
 
 @pytest.fixture(scope="module")
 def data():
-    return make_classification(
-        n_samples=240, n_features=8, n_informative=4, random_state=0
-    )
+    return make_classification(n_samples=240, n_features=8, n_informative=4, random_state=0)
 
 
 def estimators():
@@ -62,9 +66,7 @@ def mlxtend_splits(n_samples, seed, n_rounds, test_size):
     rng = np.random.RandomState(seed)
     splits = []
     for _ in range(n_rounds):
-        cv = ShuffleSplit(
-            n_splits=1, test_size=test_size, random_state=rng.randint(0, 32767)
-        )
+        cv = ShuffleSplit(n_splits=1, test_size=test_size, random_state=rng.randint(0, 32767))
         splits.append(next(cv.split(np.zeros(n_samples))))
     return splits
 
@@ -84,14 +86,12 @@ def mlxtend_5x2_splits(n_samples, seed):
 def test_5x2cv_t_and_f_match_mlxtend(data, seed, scoring):
     X, y = data
     splits = mlxtend_5x2_splits(len(y), seed)
-    t_ref, p_ref = mlx_paired_ttest_5x2cv(*estimators(), X, y, scoring=scoring,
-                                          random_seed=seed)
+    t_ref, p_ref = mlx_paired_ttest_5x2cv(*estimators(), X, y, scoring=scoring, random_seed=seed)
     res = paired_ttest_5x2cv(*estimators(), X, y, scoring=scoring, cv=splits)
     assert res.statistic == pytest.approx(t_ref, rel=1e-12)
     assert res.pvalue == pytest.approx(p_ref, rel=1e-10)
     assert res.df == 5
-    f_ref, pf_ref = mlx_combined_ftest_5x2cv(*estimators(), X, y, scoring=scoring,
-                                             random_seed=seed)
+    f_ref, pf_ref = mlx_combined_ftest_5x2cv(*estimators(), X, y, scoring=scoring, random_seed=seed)
     res = combined_ftest_5x2cv(*estimators(), X, y, scoring=scoring, cv=splits)
     assert res.statistic == pytest.approx(f_ref, rel=1e-12)
     assert res.pvalue == pytest.approx(pf_ref, rel=1e-10)
@@ -122,10 +122,12 @@ def test_resampled_t_matches_mlxtend(data, seed):
 
 def test_regressors_use_r2_like_mlxtend():
     X, y = make_regression(n_samples=120, n_features=5, noise=20.0, random_state=0)
-    t_ref, p_ref = mlx_paired_ttest_5x2cv(LinearRegression(), Ridge(alpha=50.0), X, y,
-                                          random_seed=4)
-    res = paired_ttest_5x2cv(LinearRegression(), Ridge(alpha=50.0), X, y,
-                             cv=mlxtend_5x2_splits(len(y), 4))
+    t_ref, p_ref = mlx_paired_ttest_5x2cv(
+        LinearRegression(), Ridge(alpha=50.0), X, y, random_seed=4
+    )
+    res = paired_ttest_5x2cv(
+        LinearRegression(), Ridge(alpha=50.0), X, y, cv=mlxtend_5x2_splits(len(y), 4)
+    )
     assert res.statistic == pytest.approx(t_ref, rel=1e-10)
     assert res.pvalue == pytest.approx(p_ref, rel=1e-9)
 
@@ -187,8 +189,9 @@ def test_corrected_t_against_scipy_ttest_rel(scores_a, shift, seed):
     swapped = corrected_resampled_ttest(scores_b, scores_a, n_train=80, n_test=20)
     assert swapped.statistic == pytest.approx(-res.statistic, rel=1e-12)
     assert swapped.pvalue == pytest.approx(res.pvalue, rel=1e-12)
-    greater = corrected_resampled_ttest(scores_a, scores_b, n_train=80, n_test=20,
-                                        alternative="greater")
+    greater = corrected_resampled_ttest(
+        scores_a, scores_b, n_train=80, n_test=20, alternative="greater"
+    )
     assert greater.pvalue == pytest.approx(stats.t.sf(t_corr, n_iter - 1), rel=1e-9)
     # Corrected repeated k-fold with k folds is n_test / n_train = 1 / (k - 1).
     if n_iter % 5 == 0:
@@ -208,8 +211,9 @@ def test_confidence_interval_inverts_the_test():
     for bound in ci:
         shifted = corrected_resampled_ttest(a - bound, b, n_train=900, n_test=100)
         assert shifted.pvalue == pytest.approx(0.05, rel=1e-8)
-    one_sided = corrected_resampled_ttest(a, b, n_train=900, n_test=100,
-                                          alternative="greater").confidence_interval()
+    one_sided = corrected_resampled_ttest(
+        a, b, n_train=900, n_test=100, alternative="greater"
+    ).confidence_interval()
     assert one_sided.high == np.inf and one_sided.low > ci.low
 
 
@@ -229,14 +233,19 @@ def test_hebrew_seed_matlab_function_by_hand():
 def test_rm_anova_against_statsmodels():
     rng = np.random.default_rng(1)
     n_iter, n_models = 20, 4
-    scores = (0.8 + np.array([0.0, 0.005, 0.01, 0.02])
-              + 0.02 * rng.standard_normal((n_iter, 1))
-              + 0.01 * rng.standard_normal((n_iter, n_models)))
-    long = pd.DataFrame({
-        "score": scores.ravel(),
-        "split": np.repeat(np.arange(n_iter), n_models),
-        "model": np.tile(np.arange(n_models), n_iter),
-    })
+    scores = (
+        0.8
+        + np.array([0.0, 0.005, 0.01, 0.02])
+        + 0.02 * rng.standard_normal((n_iter, 1))
+        + 0.01 * rng.standard_normal((n_iter, n_models))
+    )
+    long = pd.DataFrame(
+        {
+            "score": scores.ravel(),
+            "split": np.repeat(np.arange(n_iter), n_models),
+            "model": np.tile(np.arange(n_models), n_iter),
+        }
+    )
     table = AnovaRM(long, "score", "split", within=["model"]).fit().anova_table
     f_ref = table["F Value"].iloc[0]
     res = corrected_rm_anova(pd.DataFrame(scores), n_train=90, n_test=10)
@@ -298,18 +307,20 @@ def test_corrected_resampled_t_holds_size_where_plain_t_does_not():
 
     def test_accuracy(x):
         mean_1 = (x * train * y).sum(2, keepdims=True) / (train * y).sum(2, keepdims=True)
-        mean_0 = (x * train * (1 - y)).sum(2, keepdims=True) / (
-            train * (1 - y)).sum(2, keepdims=True)
+        mean_0 = (x * train * (1 - y)).sum(2, keepdims=True) / (train * (1 - y)).sum(
+            2, keepdims=True
+        )
         predicted = (x > (mean_0 + mean_1) / 2) == (mean_1 > mean_0)
         return ((predicted == y) & ~train).sum(2) / n_test
 
     acc_a, acc_b = test_accuracy(x_a), test_accuracy(x_b)
     plain = stats.ttest_rel(acc_a, acc_b, axis=1).pvalue
-    corrected = np.array([
-        corrected_resampled_ttest(acc_a[s], acc_b[s], n_train=n - n_test,
-                                  n_test=n_test).pvalue
-        for s in range(n_sim)
-    ])
+    corrected = np.array(
+        [
+            corrected_resampled_ttest(acc_a[s], acc_b[s], n_train=n - n_test, n_test=n_test).pvalue
+            for s in range(n_sim)
+        ]
+    )
     assert np.mean(plain < 0.05) > 0.3
     assert 0.025 <= np.mean(corrected < 0.05) <= 0.085
 
@@ -327,16 +338,14 @@ def test_identical_models_give_nan_with_warning(data):
             combined_ftest_5x2cv(GaussianNB(), GaussianNB(), X, y, random_state=0).pvalue
         )
     with pytest.warns(UndefinedStatisticWarning, match="do not vary"):
-        res = corrected_resampled_ttest([0.8, 0.9, 0.7], [0.7, 0.8, 0.6],
-                                        n_train=9, n_test=1)
+        res = corrected_resampled_ttest([0.8, 0.9, 0.7], [0.7, 0.8, 0.6], n_train=9, n_test=1)
     assert np.isnan(res.pvalue) and res.difference == pytest.approx(0.1)
     assert np.isnan(res.confidence_interval().low)
     with pytest.warns(UndefinedStatisticWarning, match="every score difference is zero"):
         assert np.isnan(wilcoxon([0.8, 0.9, 0.7], [0.8, 0.9, 0.7]).pvalue)
     with pytest.warns(UndefinedStatisticWarning, match="zero error variance"):
         assert np.isnan(
-            corrected_rm_anova([[0.8, 0.9], [0.7, 0.8], [0.6, 0.7]],
-                               n_train=9, n_test=1).pvalue
+            corrected_rm_anova([[0.8, 0.9], [0.7, 0.8], [0.6, 0.7]], n_train=9, n_test=1).pvalue
         )
 
 
@@ -367,14 +376,14 @@ def test_input_errors(data):
 
 
 def test_results_are_frozen_and_readable():
-    res = corrected_resampled_ttest([0.81, 0.84, 0.79], [0.79, 0.82, 0.80],
-                                    n_train=90, n_test=10)
+    res = corrected_resampled_ttest([0.81, 0.84, 0.79], [0.79, 0.82, 0.80], n_train=90, n_test=10)
     text = repr(res)
     assert text.startswith("TTestResult(statistic=") and "method='corrected" in text
     with pytest.raises(dataclasses.FrozenInstanceError):
         res.statistic = 0.0
-    anova = corrected_rm_anova([[0.8, 0.9, 0.85], [0.7, 0.75, 0.8], [0.6, 0.7, 0.62]],
-                               n_train=9, n_test=1)
+    anova = corrected_rm_anova(
+        [[0.8, 0.9, 0.85], [0.7, 0.75, 0.8], [0.6, 0.7, 0.62]], n_train=9, n_test=1
+    )
     assert repr(anova).startswith("RMAnovaResult(statistic=")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # valid input: no warning at all

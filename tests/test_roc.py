@@ -81,10 +81,54 @@ def _proc_big_data():
 
 def _proc_small_data():
     y = np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0])
-    a = np.array([0.1, 0.3, 0.2, 0.45, 0.5, 0.05, 0.6, 0.7, 0.4, 0.8,
-                  0.9, 0.65, 0.55, 0.3, 0.95, 0.35, 0.5, 0.15, 0.85, 0.25])
-    b = np.array([0.2, 0.1, 0.4, 0.3, 0.6, 0.2, 0.3, 0.5, 0.6, 0.4,
-                  0.7, 0.5, 0.3, 0.2, 0.8, 0.5, 0.6, 0.4, 0.45, 0.1])
+    a = np.array(
+        [
+            0.1,
+            0.3,
+            0.2,
+            0.45,
+            0.5,
+            0.05,
+            0.6,
+            0.7,
+            0.4,
+            0.8,
+            0.9,
+            0.65,
+            0.55,
+            0.3,
+            0.95,
+            0.35,
+            0.5,
+            0.15,
+            0.85,
+            0.25,
+        ]
+    )
+    b = np.array(
+        [
+            0.2,
+            0.1,
+            0.4,
+            0.3,
+            0.6,
+            0.2,
+            0.3,
+            0.5,
+            0.6,
+            0.4,
+            0.7,
+            0.5,
+            0.3,
+            0.2,
+            0.8,
+            0.5,
+            0.6,
+            0.4,
+            0.45,
+            0.1,
+        ]
+    )
     return y, a, b
 
 
@@ -94,14 +138,34 @@ def _proc_small_data():
 #   auc(ra), auc(rb), t$statistic, t$p.value, t$conf.int,
 #   var(ra, method = "delong"), var(rb, ...), cov(ra, rb, method = "delong")
 PROC_VALUES = {
-    "small": (_proc_small_data, [
-        0.9, 0.79, 1.17557632480051, 0.239764220857583, -0.0733960362684165,
-        0.293396036268416, 0.00444444444444444, 0.0105888888888889,
-        0.00313888888888889]),
-    "big": (_proc_big_data, [
-        0.687897381174692, 0.605642256902761, 2.60994359585973,
-        0.00905571524697593, 0.0204847927702858, 0.144025455773576,
-        0.000914557029927589, 0.00105673545293577, 0.000489015399878929]),
+    "small": (
+        _proc_small_data,
+        [
+            0.9,
+            0.79,
+            1.17557632480051,
+            0.239764220857583,
+            -0.0733960362684165,
+            0.293396036268416,
+            0.00444444444444444,
+            0.0105888888888889,
+            0.00313888888888889,
+        ],
+    ),
+    "big": (
+        _proc_big_data,
+        [
+            0.687897381174692,
+            0.605642256902761,
+            2.60994359585973,
+            0.00905571524697593,
+            0.0204847927702858,
+            0.144025455773576,
+            0.000914557029927589,
+            0.00105673545293577,
+            0.000489015399878929,
+        ],
+    ),
 }
 
 
@@ -110,8 +174,17 @@ def test_matches_r_proc(case):
     make_data, expected = PROC_VALUES[case]
     res = delong_test(*make_data())
     ci = res.confidence_interval(0.95)
-    got = [res.auc_a, res.auc_b, res.statistic, res.pvalue, ci.low, ci.high,
-           res.var_a, res.var_b, res.cov_ab]
+    got = [
+        res.auc_a,
+        res.auc_b,
+        res.statistic,
+        res.pvalue,
+        ci.low,
+        ci.high,
+        res.var_a,
+        res.var_b,
+        res.cov_ab,
+    ]
     np.testing.assert_allclose(got, expected, rtol=1e-12)
 
 
@@ -244,9 +317,7 @@ def test_hanley_mcneil_exact_for_exponential_scores():
     ranks = stats.rankdata(np.hstack([pos, neg]), axis=1)[:, :n_pos]
     aucs = (ranks.sum(axis=1) - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
     assert aucs.mean() == pytest.approx(auc_true, abs=0.005)
-    assert aucs.std(ddof=1) == pytest.approx(
-        hanley_mcneil_se(auc_true, n_pos, n_neg), rel=0.06
-    )
+    assert aucs.std(ddof=1) == pytest.approx(hanley_mcneil_se(auc_true, n_pos, n_neg), rel=0.06)
 
 
 def test_hanley_mcneil_errors():

@@ -10,7 +10,7 @@ from scipy import stats
 from statsmodels.stats.proportion import proportions_ztest
 
 from sklearn_precision_stats import compare_precision
-from sklearn_precision_stats._stacking import counts_from_joint_table
+from sklearn_precision_stats.engine._counts import counts_from_joint_table
 from sklearn_precision_stats.simulation import (
     _cell_probabilities,
     _check_precision,
@@ -77,13 +77,9 @@ def test_cells_hit_precision_and_correlation(n_classes, p1, p2, rho):
 )
 def test_cells_per_class_precision_and_prevalence(n_classes, data):
     prec = np.array(
-        data.draw(
-            st.lists(st.floats(0.5, 0.95), min_size=2 * n_classes, max_size=2 * n_classes)
-        )
+        data.draw(st.lists(st.floats(0.5, 0.95), min_size=2 * n_classes, max_size=2 * n_classes))
     ).reshape(2, n_classes)
-    weights = np.array(
-        data.draw(st.lists(st.floats(1, 3), min_size=n_classes, max_size=n_classes))
-    )
+    weights = np.array(data.draw(st.lists(st.floats(1, 3), min_size=n_classes, max_size=n_classes)))
     prevalence = weights / weights.sum()
     rho = data.draw(st.floats(0.0, 0.2))
     try:
@@ -112,9 +108,7 @@ def test_binary_imbalanced_per_class_precision():
 
 def test_generated_records_hit_targets_on_average():
     n = 200_000
-    y, a, b = make_paired_predictions(
-        n, precision=(0.8, 0.7), correlation=0.4, random_state=0
-    )
+    y, a, b = make_paired_predictions(n, precision=(0.8, 0.7), correlation=0.4, random_state=0)
     assert y.shape == a.shape == b.shape == (n,)
     for pred, target in ((a, 0.8), (b, 0.7)):
         for k in (0, 1):
@@ -133,8 +127,12 @@ def test_generated_records_hit_targets_on_average():
 
 def test_generated_multiclass_matches_compare_precision():
     y, a, b = make_paired_predictions(
-        100_000, precision=(0.75, 0.7), n_classes=4, prevalence=[0.4, 0.3, 0.2, 0.1],
-        correlation=0.3, random_state=1,
+        100_000,
+        precision=(0.75, 0.7),
+        n_classes=4,
+        prevalence=[0.4, 0.3, 0.2, 0.1],
+        correlation=0.3,
+        random_state=1,
     )
     table = compare_precision(y, {"b": b, "a": a}, reference="b").table
     np.testing.assert_allclose(table["precision"], 0.75, atol=0.015)
@@ -146,9 +144,9 @@ def test_generator_is_reproducible():
     first = make_paired_predictions(500, random_state=3)
     second = make_paired_predictions(500, random_state=3)
     other = make_paired_predictions(500, random_state=4)
-    for x, z in zip(first, second):
+    for x, z in zip(first, second, strict=False):
         np.testing.assert_array_equal(x, z)
-    assert not all(np.array_equal(x, z) for x, z in zip(first, other))
+    assert not all(np.array_equal(x, z) for x, z in zip(first, other, strict=False))
 
 
 @pytest.mark.parametrize(
@@ -224,8 +222,13 @@ SIZE_BAND = (0.038, 0.062)
 )
 def test_gs_holds_its_size_under_correlated_null(n, rho, n_classes):
     rates = rejection_rates(
-        ("score", "z"), n_samples=n, precision=(0.75, 0.75), correlation=rho,
-        n_classes=n_classes, n_simulations=4000, random_state=0,
+        ("score", "z"),
+        n_samples=n,
+        precision=(0.75, 0.75),
+        correlation=rho,
+        n_classes=n_classes,
+        n_simulations=4000,
+        random_state=0,
     )
     gs = rates[rates["test"] == "score"]
     assert len(gs) == n_classes
@@ -239,14 +242,18 @@ def test_gs_holds_its_size_under_correlated_null(n, rho, n_classes):
 
 def test_power_rises_with_n_and_difference():
     rates = rejection_rates(
-        ("score", "wald", "rp"), n_samples=[200, 800],
+        ("score", "wald", "rp"),
+        n_samples=[200, 800],
         precision=[(0.70, 0.70), (0.75, 0.70), (0.80, 0.70)],
-        correlation=0.3, n_simulations=2000, random_state=1,
+        correlation=0.3,
+        n_simulations=2000,
+        random_state=1,
     )
     rates = rates[rates["class"] == 1]
     for test, group in rates.groupby("test"):
-        power = group.pivot(index="percent_difference", columns="n_samples",
-                            values="rejection_rate")
+        power = group.pivot(
+            index="percent_difference", columns="n_samples", values="rejection_rate"
+        )
         # Increasing in the difference (rows) and in n (columns), beyond
         # Monte Carlo noise once away from the null.
         assert (np.diff(power.to_numpy(), axis=0) > 0.02).all(), (test, power)
@@ -258,9 +265,12 @@ def test_z_test_is_less_powerful_than_gs_under_positive_correlation():
     # The paper's Figure 1: at n = 100 and 1000 the Z test, which treats
     # the two precisions as independent, rejects far less often.
     rates = rejection_rates(
-        ("score", "z"), n_samples=[100, 1000],
-        precision=[(0.77, 0.70), (0.84, 0.70)], correlation=0.4,
-        n_simulations=2000, random_state=2,
+        ("score", "z"),
+        n_samples=[100, 1000],
+        precision=[(0.77, 0.70), (0.84, 0.70)],
+        correlation=0.4,
+        n_simulations=2000,
+        random_state=2,
     )
     rates = rates[rates["class"] == 1].set_index(["n_samples", "precision_1", "test"])
     se = rates["mc_se"]
@@ -278,8 +288,12 @@ def test_without_correlation_z_is_still_conservative_but_closer():
     # the records both predict positive, so Z under-rejects; correlation
     # widens the gap.
     rates = rejection_rates(
-        ("score", "z"), n_samples=500, precision=(0.78, 0.70),
-        correlation=[0.0, 0.4], n_simulations=3000, random_state=3,
+        ("score", "z"),
+        n_samples=500,
+        precision=(0.78, 0.70),
+        correlation=[0.0, 0.4],
+        n_simulations=3000,
+        random_state=3,
     )
     r = rates[rates["class"] == 1].set_index(["correlation", "test"])["rejection_rate"]
     assert r[(0.0, "score")] > r[(0.0, "z")]
@@ -287,14 +301,28 @@ def test_without_correlation_z_is_still_conservative_but_closer():
 
 
 def test_rejection_rates_table_layout_and_reproducibility():
-    kwargs = dict(n_samples=[50, 100], precision=[(0.7, 0.7), (0.8, 0.7)],
-                  correlation=[0.0, 0.2], n_simulations=200)
+    kwargs = dict(
+        n_samples=[50, 100],
+        precision=[(0.7, 0.7), (0.8, 0.7)],
+        correlation=[0.0, 0.2],
+        n_simulations=200,
+    )
     rates = rejection_rates(("score", "z"), **kwargs, random_state=5)
     assert len(rates) == 2 * 2 * 2 * 2 * 2  # sizes x settings x rho x tests x classes
     assert list(rates.columns) == [
-        "n_samples", "correlation", "class", "precision_1", "precision_2",
-        "percent_difference", "test", "alpha", "n_simulations", "n_defined",
-        "n_rejections", "rejection_rate", "mc_se",
+        "n_samples",
+        "correlation",
+        "class",
+        "precision_1",
+        "precision_2",
+        "percent_difference",
+        "test",
+        "alpha",
+        "n_simulations",
+        "n_defined",
+        "n_rejections",
+        "rejection_rate",
+        "mc_se",
     ]
     np.testing.assert_allclose(
         sorted(rates["percent_difference"].unique()), [0.0, 100 * (0.8 / 0.7 - 1)]
@@ -312,8 +340,15 @@ def test_rejection_rates_per_class_settings():
     # A 3-D precision array: one setting, per-class precisions; classes 0
     # and 2 are under the null, class 1 is not.
     prec = [[[0.75, 0.85, 0.75], [0.75, 0.70, 0.75]]]
-    rates = rejection_rates("score", n_samples=3000, precision=prec, n_classes=3,
-                            correlation=0.2, n_simulations=1000, random_state=0)
+    rates = rejection_rates(
+        "score",
+        n_samples=3000,
+        precision=prec,
+        n_classes=3,
+        correlation=0.2,
+        n_simulations=1000,
+        random_state=0,
+    )
     r = rates.set_index("class")["rejection_rate"]
     assert r[1] > 0.95
     assert r[0] < 0.1 and r[2] < 0.1
@@ -321,8 +356,9 @@ def test_rejection_rates_per_class_settings():
 
 def test_rejection_rates_is_fast():
     start = time.perf_counter()
-    rejection_rates(n_samples=1000, precision=(0.8, 0.75), n_classes=5,
-                    n_simulations=10_000, random_state=0)
+    rejection_rates(
+        n_samples=1000, precision=(0.8, 0.75), n_classes=5, n_simulations=10_000, random_state=0
+    )
     # 10 000 simulated test sets, 5 classes, 4 tests: vectorised, so about
     # a second even on a slow machine.
     assert time.perf_counter() - start < 10

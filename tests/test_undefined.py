@@ -34,8 +34,10 @@ def test_class_only_in_truth_is_reported_as_undefined():
 
 def test_precision_of_one_makes_wald_nan_but_keeps_score_and_rp():
     y = np.array([1, 1, 1, 0, 0, 1, 0, 1, 1, 0])
-    preds = {"a": np.array([1, 1, 1, 0, 0, 1, 0, 0, 1, 0]),  # precision 1 for class 1
-             "b": np.array([1, 1, 0, 1, 0, 1, 1, 1, 1, 0])}
+    preds = {
+        "a": np.array([1, 1, 1, 0, 0, 1, 0, 0, 1, 0]),  # precision 1 for class 1
+        "b": np.array([1, 1, 0, 1, 0, 1, 1, 1, 1, 0]),
+    }
     with pytest.warns(UndefinedStatisticWarning, match="precision of 'a' is 1 for class"):
         result = compare_precision(y, preds)
     row = result.get(1)
@@ -58,9 +60,11 @@ def test_identical_predictions():
 def test_omnibus_nan_with_message_when_one_classifier_is_degenerate():
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 80)
-    preds = {"a": np.where(rng.random(80) < 0.8, y, 1 - y),
-             "b": np.where(rng.random(80) < 0.7, y, 1 - y),
-             "c": np.zeros(80, dtype=int)}  # never predicts class 1
+    preds = {
+        "a": np.where(rng.random(80) < 0.8, y, 1 - y),
+        "b": np.where(rng.random(80) < 0.7, y, 1 - y),
+        "c": np.zeros(80, dtype=int),
+    }  # never predicts class 1
     with pytest.warns(UndefinedStatisticWarning, match="'c' never predicts"):
         result = compare_precision(y, preds)
     omni = result.omnibus.set_index("class")
@@ -71,8 +75,10 @@ def test_omnibus_nan_with_message_when_one_classifier_is_degenerate():
 def test_no_warning_when_everything_is_defined():
     rng = np.random.default_rng(1)
     y = rng.integers(0, 3, 300)
-    preds = {k: np.where(rng.random(300) < acc, y, rng.integers(0, 3, 300))
-             for k, acc in (("a", 0.7), ("b", 0.6))}
+    preds = {
+        k: np.where(rng.random(300) < acc, y, rng.integers(0, 3, 300))
+        for k, acc in (("a", 0.7), ("b", 0.6))
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         result = compare_precision(y, preds)

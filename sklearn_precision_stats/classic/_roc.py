@@ -8,10 +8,10 @@ from scipy import stats
 from sklearn.utils import assert_all_finite, check_consistent_length
 from sklearn.utils.validation import column_or_1d
 
-from ._classic_common import (
+from ._common import (
+    IntervalResult,
     _check_alternative,
     _check_binary_target,
-    _IntervalResult,
     _pvalue,
     _warn_undefined,
 )
@@ -20,7 +20,7 @@ __all__ = ["DeLongResult", "delong_test", "hanley_mcneil_se"]
 
 
 @dataclass(frozen=True, repr=False)
-class DeLongResult(_IntervalResult):
+class DeLongResult(IntervalResult):
     """Result of :func:`delong_test`.
 
     Attributes
@@ -194,8 +194,7 @@ def delong_test(y_true, scores_a, scores_b, *, pos_label=None, alternative="two-
     check_consistent_length(positive, scores_a, scores_b)
     if positive.all() or not positive.any():
         raise ValueError(
-            "y_true holds only one class; the AUC needs both positive and "
-            "negative rows."
+            "y_true holds only one class; the AUC needs both positive and negative rows."
         )
     auc, cov = _delong_components(positive, np.vstack([scores_a, scores_b]))
     variance = cov[0, 0] + cov[1, 1] - 2.0 * cov[0, 1]
@@ -217,10 +216,7 @@ def delong_test(y_true, scores_a, scores_b, *, pos_label=None, alternative="two-
         statistic = math.nan
     else:
         statistic = float((auc[0] - auc[1]) / np.sqrt(variance))
-    if math.isnan(statistic):
-        pvalue = math.nan
-    else:
-        pvalue = _pvalue(statistic, alternative, stats.norm)
+    pvalue = math.nan if math.isnan(statistic) else _pvalue(statistic, alternative, stats.norm)
     return DeLongResult(
         statistic=statistic,
         pvalue=pvalue,
@@ -280,16 +276,12 @@ def hanley_mcneil_se(auc, n_pos, n_neg):
     if np.any(~np.isfinite(auc)) or np.any((auc < 0) | (auc > 1)):
         raise ValueError(f"auc must lie between 0 and 1, got {auc!r}.")
     for name, count in (("n_pos", n_pos), ("n_neg", n_neg)):
-        if count.dtype.kind not in "iuf" or np.any(count < 1) or np.any(
-            count != np.floor(count)
-        ):
-            raise ValueError(
-                f"{name} must be a positive whole number of rows, got {count!r}."
-            )
+        if count.dtype.kind not in "iuf" or np.any(count < 1) or np.any(count != np.floor(count)):
+            raise ValueError(f"{name} must be a positive whole number of rows, got {count!r}.")
     q1 = auc / (2.0 - auc)
     q2 = 2.0 * auc**2 / (1.0 + auc)
-    variance = (
-        auc * (1.0 - auc) + (n_pos - 1) * (q1 - auc**2) + (n_neg - 1) * (q2 - auc**2)
-    ) / (n_pos * n_neg)
+    variance = (auc * (1.0 - auc) + (n_pos - 1) * (q1 - auc**2) + (n_neg - 1) * (q2 - auc**2)) / (
+        n_pos * n_neg
+    )
     se = np.sqrt(variance)
     return float(se) if se.ndim == 0 else se

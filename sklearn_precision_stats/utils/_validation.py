@@ -60,8 +60,10 @@ def _as_label_array(values, name):
                 "every row needs a label. Drop the rows with missing labels."
             )
     if arr.dtype.kind == "c":
-        raise ValueError(f"{name} has complex values; class labels must be "
-                         "integers, strings or other hashable values.")
+        raise ValueError(
+            f"{name} has complex values; class labels must be "
+            "integers, strings or other hashable values."
+        )
     return arr
 
 
@@ -81,8 +83,7 @@ def _named_items(obj, name, expected, fix):
         raise ValueError(f"{name} must be {expected}; got {type(obj).__name__}.")
     if len(items) < 2:
         raise ValueError(
-            f"{name} must hold at least two classifiers to compare, got "
-            f"{len(items)}; {fix}."
+            f"{name} must hold at least two classifiers to compare, got {len(items)}; {fix}."
         )
     names = [key for key, _ in items]
     if len(set(names)) != len(names):

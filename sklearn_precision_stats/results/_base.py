@@ -1,25 +1,19 @@
-"""Result types and helpers shared by the classic tests (McNemar, t, F, DeLong).
+"""The base of every test result: scipy-style, frozen, unpackable.
 
-Every classic test returns a small frozen dataclass in the style of
-:mod:`scipy.stats` results: ``statistic`` and ``pvalue`` first, then the
-degrees of freedom and the estimates that apply, and a
-``confidence_interval(confidence_level=0.95)`` method where an interval for
-the compared quantity exists.
+Every test returns a frozen dataclass in the style of :mod:`scipy.stats`
+results: ``statistic`` and ``pvalue`` first (so ``stat, p = result`` works
+as with scipy's), then the degrees of freedom and the estimates that apply,
+and a ``confidence_interval(confidence_level=0.95)`` method where an
+interval for the compared quantity exists.
 """
 
 import math
-import warnings
 from dataclasses import dataclass, fields
 from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import _as_label_array
-from .exceptions import UndefinedStatisticWarning
-
 __all__ = ["ConfidenceInterval"]
-
-_ALTERNATIVES = ("two-sided", "less", "greater")
 
 
 class ConfidenceInterval(NamedTuple):
@@ -38,20 +32,36 @@ def _format_value(value):
 
 
 @dataclass(frozen=True, repr=False)
-class _TestResult:
+class TestResult:
     """Base class: a short repr with six significant digits per number."""
 
-    def __repr__(self):
-        parts = [
-            f"{f.name}={_format_value(getattr(self, f.name))}"
+    __test__ = False  # not a pytest test class, despite the name
+
+    def __iter__(self):
+        # Unpacks as ``statistic, pvalue = result``, like scipy's results.
+        return iter((self.statistic, self.pvalue))
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, index):
+        return (self.statistic, self.pvalue)[index]
+
+    def _repr_html_(self):
+        rows = "".join(
+            f"<tr><th>{f.name}</th><td>{_format_value(getattr(self, f.name))}</td></tr>"
             for f in fields(self)
             if f.repr
-        ]
+        )
+        return f"<table><caption>{type(self).__name__}</caption>{rows}</table>"
+
+    def __repr__(self):
+        parts = [f"{f.name}={_format_value(getattr(self, f.name))}" for f in fields(self) if f.repr]
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
 @dataclass(frozen=True, repr=False)
-class _IntervalResult(_TestResult):
+class IntervalResult(TestResult):
     """Base class for results with a confidence interval.
 
     Subclasses give the estimate, standard error, alternative and null
@@ -97,14 +107,6 @@ class _IntervalResult(_TestResult):
         return self._interval(_check_confidence_level(confidence_level))
 
 
-def _check_alternative(alternative):
-    if alternative not in _ALTERNATIVES:
-        raise ValueError(
-            f"alternative must be one of {_ALTERNATIVES}, got {alternative!r}."
-        )
-    return alternative
-
-
 def _check_confidence_level(confidence_level):
     if not isinstance(confidence_level, (int, float, np.floating)) or not (
         0 < confidence_level < 1
@@ -114,48 +116,3 @@ def _check_confidence_level(confidence_level):
             f"{confidence_level!r}; use e.g. confidence_level=0.95."
         )
     return float(confidence_level)
-
-
-def _pvalue(statistic, alternative, distribution):
-    """p-value of a statistic whose null distribution is symmetric about 0."""
-    if alternative == "greater":
-        return float(distribution.sf(statistic))
-    if alternative == "less":
-        return float(distribution.cdf(statistic))
-    return float(min(1.0, 2.0 * distribution.sf(abs(statistic))))
-
-
-def _warn_undefined(what, reason):
-    warnings.warn(
-        f"{what} is undefined ({reason}); it is reported as NaN.",
-        UndefinedStatisticWarning,
-        stacklevel=3,
-    )
-
-
-def _check_binary_target(y_true, pos_label):
-    """Return a boolean array, True where ``y_true`` is the positive class."""
-    y_true = _as_label_array(y_true, "y_true")
-    classes = np.unique(y_true)
-    if classes.size > 2:
-        raise ValueError(
-            f"y_true must be binary, got {classes.size} classes; for a "
-            "multiclass problem test one class against the rest, e.g. "
-            "y_true == k with the scores of class k."
-        )
-    if pos_label is None:
-        if classes.dtype.kind not in "biu" or not (
-            set(classes.tolist()) <= {0, 1} or set(classes.tolist()) <= {-1, 1}
-        ):
-            raise ValueError(
-                f"y_true has labels {classes.tolist()}; pass pos_label to say "
-                "which one is the positive class (None only works for labels "
-                "in {0, 1} or {-1, 1})."
-            )
-        pos_label = 1
-    elif classes.size == 2 and pos_label not in classes.tolist():
-        raise ValueError(
-            f"pos_label={pos_label!r} is not one of the labels "
-            f"{classes.tolist()} in y_true."
-        )
-    return y_true == pos_label

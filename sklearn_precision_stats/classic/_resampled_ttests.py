@@ -36,14 +36,14 @@ from sklearn.utils import assert_all_finite, check_consistent_length, indexable
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, column_or_1d
 
-from ._classic_common import (
+from ..utils._validation import _check_integer
+from ._common import (
+    IntervalResult,
+    TestResult,
     _check_alternative,
-    _IntervalResult,
     _pvalue,
-    _TestResult,
     _warn_undefined,
 )
-from ._validation import _check_integer
 
 __all__ = [
     "FTestResult",
@@ -65,7 +65,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, repr=False)
-class TTestResult(_IntervalResult):
+class TTestResult(IntervalResult):
     """Result of the paired t tests.
 
     Attributes
@@ -102,7 +102,7 @@ class TTestResult(_IntervalResult):
 
 
 @dataclass(frozen=True, repr=False)
-class FTestResult(_TestResult):
+class FTestResult(TestResult):
     """Result of :func:`combined_ftest_5x2cv`.
 
     Attributes
@@ -124,7 +124,7 @@ class FTestResult(_TestResult):
 
 
 @dataclass(frozen=True, repr=False)
-class RMAnovaResult(_TestResult):
+class RMAnovaResult(TestResult):
     """Result of :func:`corrected_rm_anova`.
 
     Attributes
@@ -149,7 +149,7 @@ class RMAnovaResult(_TestResult):
 
 
 @dataclass(frozen=True, repr=False)
-class WilcoxonResult(_TestResult):
+class WilcoxonResult(TestResult):
     """Result of :func:`wilcoxon`.
 
     Attributes
@@ -198,9 +198,7 @@ def _check_positive(value, name):
         or not value > 0
         or not math.isfinite(value)
     ):
-        raise ValueError(
-            f"{name} must be a positive number of records, got {value!r}."
-        )
+        raise ValueError(f"{name} must be a positive number of records, got {value!r}.")
     return float(value)
 
 
@@ -287,9 +285,7 @@ def _refit_scores(
     X, y, groups = indexable(X, y, groups)
     classifier = is_classifier(estimator_a)
     if cv is None:
-        cv = default_cv(
-            classifier and type_of_target(y) in ("binary", "multiclass")
-        )
+        cv = default_cv(classifier and type_of_target(y) in ("binary", "multiclass"))
     else:
         cv = check_cv(cv, y, classifier=classifier)
     splits = list(cv.split(X, y, groups))
@@ -317,9 +313,7 @@ def _refit_scores(
     return scores_a, scores_b, n_train, n_test
 
 
-def _five_by_two(
-    estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs
-):
+def _five_by_two(estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs):
     """Fold differences ``p`` (5, 2) and per-replication variances ``s2``."""
 
     def default_cv(stratified):
@@ -341,14 +335,10 @@ def _five_by_two(
     return _five_by_two_differences(scores_a - scores_b)
 
 
-def _refit_paired_t(
-    estimator_a, estimator_b, X, y, *, corrected, alternative, name, **kwargs
-):
+def _refit_paired_t(estimator_a, estimator_b, X, y, *, corrected, alternative, name, **kwargs):
     """Paired t test over refitted splits, Nadeau-Bengio corrected if asked."""
     _check_alternative(alternative)
-    scores_a, scores_b, n_train, n_test = _refit_scores(
-        estimator_a, estimator_b, X, y, **kwargs
-    )
+    scores_a, scores_b, n_train, n_test = _refit_scores(estimator_a, estimator_b, X, y, **kwargs)
     ratio = n_test / n_train if corrected else 0.0
     method = f"corrected {name}" if corrected else name
     return _paired_t(scores_a - scores_b, ratio, alternative, method)
@@ -454,9 +444,7 @@ def paired_ttest_5x2cv(
     True
     """
     _check_alternative(alternative)
-    p, s2 = _five_by_two(
-        estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs
-    )
+    p, s2 = _five_by_two(estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs)
     standard_error = math.sqrt(s2.sum() / 5.0)
     first = float(p[0, 0])
     if standard_error <= 1e-12 * max(1.0, abs(first)):
@@ -540,9 +528,7 @@ def combined_ftest_5x2cv(
     >>> 0 <= res.pvalue <= 1
     True
     """
-    p, s2 = _five_by_two(
-        estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs
-    )
+    p, s2 = _five_by_two(estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs)
     denominator = 2.0 * s2.sum()
     if denominator <= 1e-12 * max(1.0, float((p**2).sum())):
         _warn_undefined(
@@ -744,9 +730,7 @@ def paired_ttest_resampled(
 # ---------------------------------------------------- tests on scores
 
 
-def corrected_resampled_ttest(
-    scores_a, scores_b, *, n_train, n_test, alternative="two-sided"
-):
+def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, alternative="two-sided"):
     """Nadeau and Bengio's corrected resampled t test on per-split scores.
 
     For ``J`` paired scores from random train/test splits, with differences
@@ -804,14 +788,10 @@ def corrected_resampled_ttest(
     _check_alternative(alternative)
     scores_a, scores_b = _check_paired_scores(scores_a, scores_b)
     ratio = _check_positive(n_test, "n_test") / _check_positive(n_train, "n_train")
-    return _paired_t(
-        scores_a - scores_b, ratio, alternative, "corrected resampled paired t"
-    )
+    return _paired_t(scores_a - scores_b, ratio, alternative, "corrected resampled paired t")
 
 
-def corrected_repeated_kfold_ttest(
-    scores_a, scores_b, *, n_splits, alternative="two-sided"
-):
+def corrected_repeated_kfold_ttest(scores_a, scores_b, *, n_splits, alternative="two-sided"):
     """Bouckaert and Frank's corrected repeated k-fold cross-validation t test.
 
     The corrected resampled t test applied to the ``r * k`` fold scores of
@@ -944,8 +924,7 @@ def corrected_rm_anova(scores, *, n_train, n_test):
     if ss_error <= 1e-12 * max(np.sum((scores - grand) ** 2), 1e-300):
         _warn_undefined(
             "The repeated-measures ANOVA",
-            "the models' differences are the same on every split (zero error "
-            "variance)",
+            "the models' differences are the same on every split (zero error variance)",
         )
         return RMAnovaResult(math.nan, math.nan, df, math.nan, math.nan)
     f_stat = float((ss_models / df[0]) / (ss_error / df[1]))
@@ -1006,12 +985,8 @@ def wilcoxon(scores_a, scores_b, *, alternative="two-sided", **kwargs):
     differences = scores_a - scores_b
     median = float(np.median(differences))
     if not np.any(differences):
-        _warn_undefined(
-            "The Wilcoxon signed-rank test", "every score difference is zero"
-        )
-        return WilcoxonResult(
-            math.nan, math.nan, median, differences.shape[0], alternative
-        )
+        _warn_undefined("The Wilcoxon signed-rank test", "every score difference is zero")
+        return WilcoxonResult(math.nan, math.nan, median, differences.shape[0], alternative)
     res = stats.wilcoxon(differences, alternative=alternative, **kwargs)
     return WilcoxonResult(
         float(res.statistic),

@@ -9,8 +9,8 @@ from scipy import stats
 from sklearn.utils import assert_all_finite, check_consistent_length
 from sklearn.utils.validation import column_or_1d
 
-from ._classic_common import _check_binary_target, _TestResult, _warn_undefined
-from ._validation import _check_integer
+from ..utils._validation import _check_integer
+from ._common import TestResult, _check_binary_target, _warn_undefined
 
 __all__ = ["HosmerLemeshowResult", "calibration_points", "hosmer_lemeshow_test"]
 
@@ -18,7 +18,7 @@ _STRATEGIES = ("equal-count", "uniform")
 
 
 @dataclass(frozen=True, repr=False)
-class HosmerLemeshowResult(_TestResult):
+class HosmerLemeshowResult(TestResult):
     """Result of :func:`hosmer_lemeshow_test`.
 
     Attributes
@@ -79,9 +79,7 @@ def _group_sums(y_true, y_prob, n_groups, strategy, pos_label):
     return size[keep], expected[keep], observed[keep]
 
 
-def calibration_points(
-    y_true, y_prob, *, n_groups=10, strategy="equal-count", pos_label=None
-):
+def calibration_points(y_true, y_prob, *, n_groups=10, strategy="equal-count", pos_label=None):
     """Points of a calibration plot: mean outcome vs mean predicted probability.
 
     The rows are sorted by ``y_prob`` and cut into ``n_groups`` groups; each
@@ -141,9 +139,7 @@ def calibration_points(
     2  4       1.00       0.77
     """
     n_groups = _check_integer(n_groups, "n_groups", 1, "; the usual choice is n_groups=10")
-    size, expected, observed = _group_sums(
-        y_true, y_prob, n_groups, strategy, pos_label
-    )
+    size, expected, observed = _group_sums(y_true, y_prob, n_groups, strategy, pos_label)
     return pd.DataFrame(
         {
             "group": np.arange(1, size.shape[0] + 1),
@@ -156,9 +152,7 @@ def calibration_points(
     )
 
 
-def hosmer_lemeshow_test(
-    y_true, y_prob, *, n_groups=10, strategy="equal-count", pos_label=None
-):
+def hosmer_lemeshow_test(y_true, y_prob, *, n_groups=10, strategy="equal-count", pos_label=None):
     """Hosmer-Lemeshow goodness-of-fit test of predicted probabilities.
 
     Compares, group by group, the observed number of positives ``O_g`` with
@@ -222,9 +216,7 @@ def hosmer_lemeshow_test(
     True
     """
     n_groups = _check_integer(n_groups, "n_groups", 3, "; the usual choice is n_groups=10")
-    size, expected, observed = _group_sums(
-        y_true, y_prob, n_groups, strategy, pos_label
-    )
+    size, expected, observed = _group_sums(y_true, y_prob, n_groups, strategy, pos_label)
     used = int(size.shape[0])
     df = used - 2
     variance = expected * (1.0 - expected / size)
@@ -241,6 +233,4 @@ def hosmer_lemeshow_test(
         )
         return HosmerLemeshowResult(math.nan, math.nan, df, used)
     statistic = float(np.sum((observed - expected) ** 2 / variance))
-    return HosmerLemeshowResult(
-        statistic, float(stats.chi2.sf(statistic, df)), df, used
-    )
+    return HosmerLemeshowResult(statistic, float(stats.chi2.sf(statistic, df)), df, used)

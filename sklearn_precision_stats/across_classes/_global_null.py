@@ -26,10 +26,10 @@ import numpy as np
 import pandas as pd
 from scipy import sparse, stats
 
-from ._marginal_model import pairwise_statistics
-from ._stacking import EncodedPredictions, MarginalCounts, _joint_codes
-from ._validation import _check_integer
-from .exceptions import UndefinedStatisticWarning
+from ..engine._counts import EncodedPredictions, MarginalCounts, _joint_codes
+from ..engine._marginal_model import pairwise_statistics
+from ..exceptions import UndefinedStatisticWarning
+from ..utils._validation import _check_integer
 
 __all__ = ["GlobalTestResult", "combine_pvalues_dependent"]
 
@@ -127,8 +127,18 @@ class GlobalTestResult:
     resampling: str = None
 
     def __repr__(self):
-        names = ["method", "test", "resampling", "classifiers", "statistic", "pvalue",
-                 "df", "scale", "n_tests", "n_resamples"]
+        names = [
+            "method",
+            "test",
+            "resampling",
+            "classifiers",
+            "statistic",
+            "pvalue",
+            "df",
+            "scale",
+            "n_tests",
+            "n_resamples",
+        ]
         parts = []
         for name in names:
             value = getattr(self, name)
@@ -180,8 +190,9 @@ def combine_pvalues_dependent(pvalues, null_pvalues=None, weights=None, method="
         with a NaN are left out. Without them the covariances are taken as
         zero, which gives Lancaster's (Fisher's) test for independent
         p-values. ``"permutation"`` requires them: it compares the observed
-        statistic with its values on the resamples. Null p-values of exactly 0 are raised to the smallest
-        positive float so that their transform stays finite.
+        statistic with its values on the resamples. Null p-values of
+        exactly 0 are raised to the smallest positive float so that their
+        transform stays finite.
     weights : array-like of shape (n_tests,), default=None
         Lancaster's degrees of freedom ``w_i > 0``, one per test (larger
         weight, more influence); 2 for every test when None, which is
@@ -563,12 +574,15 @@ def key_sums(unit, n_units, streams, n_classes, n_features):
         per-record value).
     """
     kept = [np.flatnonzero(cls >= 0) for cls, _ in streams]
-    codes = [unit[k].astype(np.int64) * n_classes + cls[k] for k, (cls, _) in zip(kept, streams)]
+    codes = [
+        unit[k].astype(np.int64) * n_classes + cls[k]
+        for k, (cls, _) in zip(kept, streams, strict=True)
+    ]
     uniq, inverse = _compact(np.concatenate(codes), n_units * n_classes)
     n_keys = uniq.shape[0]
     sums = np.zeros((n_keys, n_features))
     start = 0
-    for k, code, (_, features) in zip(kept, codes, streams):
+    for k, code, (_, features) in zip(kept, codes, streams, strict=False):
         inv = inverse[start : start + code.shape[0]]
         start += code.shape[0]
         for column, weight in features.items():
@@ -776,7 +790,7 @@ def global_test(
         if not defined.all():
             warnings.warn(
                 f"The {test} p-value of {name!r} vs {comparison.reference!r} is NaN "
-                f"for class(es) {[c for c, d in zip(classes, defined) if not d]}; "
+                f"for class(es) {[c for c, d in zip(classes, defined, strict=False) if not d]}; "
                 "the global test combines the other classes only.",
                 UndefinedStatisticWarning,
                 stacklevel=3,
@@ -804,8 +818,15 @@ def global_test(
             )
         if complete.sum() < 2:
             results.append(
-                GlobalTestResult(math.nan, math.nan, math.nan, math.nan, method,
-                                 int(defined.sum()), int(complete.sum()))
+                GlobalTestResult(
+                    math.nan,
+                    math.nan,
+                    math.nan,
+                    math.nan,
+                    method,
+                    int(defined.sum()),
+                    int(complete.sum()),
+                )
             )
             continue
         if method == "permutation":
@@ -851,6 +872,7 @@ def _check_null_mean(null, weights, name, reference, test):
 
 def _stack_results(results, classifiers, test, resampling):
     """One result whose numbers are arrays over compared classifiers (scalars for one)."""
+
     def field(name, dtype):
         values = np.array([getattr(r, name) for r in results], dtype=dtype)
         return values[0].item() if len(results) == 1 else values

@@ -18,10 +18,10 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils.validation import check_consistent_length
 
-from ._comparators import PairedPrecisionComparator
-from ._compare import compare_precision
-from ._validation import _check_alpha, _check_integer
-from .exceptions import UndefinedStatisticWarning
+from ..comparators._paired_comparator import PairedPrecisionComparator
+from ..exceptions import UndefinedStatisticWarning
+from ..paired._compare import compare_precision
+from ..utils._validation import _check_alpha, _check_integer
 
 __all__ = ["replicability", "replicability_score", "ReplicabilityResult"]
 
@@ -71,9 +71,7 @@ def replicability_score(outcomes):
     """
     e = np.asarray(outcomes)
     if e.ndim != 1:
-        raise ValueError(
-            f"outcomes must be 1-D (one outcome per experiment), got shape {e.shape}."
-        )
+        raise ValueError(f"outcomes must be 1-D (one outcome per experiment), got shape {e.shape}.")
     if e.shape[0] < 2:
         raise ValueError(
             f"outcomes must hold at least two experiments, got {e.shape[0]}; "
@@ -139,7 +137,7 @@ class ReplicabilityResult:
         -------
         matplotlib.axes.Axes
         """
-        from .plotting import plot_replicability
+        from ..plotting import plot_replicability
 
         return plot_replicability(self, ax=ax, **kwargs)
 
@@ -195,13 +193,9 @@ def _split_indices(y, size, test_size, stratify, seed):
     index = np.arange(n)
     strata = y if stratify else None
     if size < n:
-        index, _ = train_test_split(
-            index, train_size=size, stratify=strata, random_state=seed
-        )
+        index, _ = train_test_split(index, train_size=size, stratify=strata, random_state=seed)
     strata = y[index] if stratify else None
-    train, test = train_test_split(
-        index, test_size=test_size, stratify=strata, random_state=seed
-    )
+    train, test = train_test_split(index, test_size=test_size, stratify=strata, random_state=seed)
     return train, test
 
 
@@ -351,8 +345,7 @@ def replicability(
         classifier = names[1]
     elif classifier not in names[1:]:
         raise ValueError(
-            f"classifier={classifier!r} must name a non-reference estimator, "
-            f"one of {names[1:]}."
+            f"classifier={classifier!r} must name a non-reference estimator, one of {names[1:]}."
         )
     if test not in _TESTS:
         raise ValueError(f"test must be one of {_TESTS}, got {test!r}.")
@@ -364,8 +357,7 @@ def replicability(
     y = np.asarray(y)
     if not np.any(y == label):
         raise ValueError(
-            f"label={label!r} does not occur in y; its classes are "
-            f"{np.unique(y).tolist()}."
+            f"label={label!r} does not occur in y; its classes are {np.unique(y).tolist()}."
         )
     n_records = y.shape[0]
     sizes = _check_sample_sizes(sample_sizes, n_records)
@@ -377,7 +369,8 @@ def replicability(
     # order in which the parallel tasks run.
     seeds = rng.randint(np.iinfo(np.int32).max, size=len(settings))
     splits = [
-        _split_indices(y, s, t, stratify, seed) for (s, t, _), seed in zip(settings, seeds)
+        _split_indices(y, s, t, stratify, seed)
+        for (s, t, _), seed in zip(settings, seeds, strict=True)
     ]
     outputs = Parallel(n_jobs=n_jobs, verbose=verbose)(
         delayed(_run_experiment)(items, X, y, train, test_idx, names, label, classifier, test)
@@ -412,9 +405,7 @@ def replicability(
 
 def _summarise(experiments, n_records):
     rows = []
-    for (size, tsize), group in experiments.groupby(
-        ["sample_size", "test_size"], sort=False
-    ):
+    for (size, tsize), group in experiments.groupby(["sample_size", "test_size"], sort=False):
         ok = group[group["defined"]]
         rows.append(
             {

@@ -69,9 +69,39 @@ def _log_ticks(ax, low, high, n_ticks=6):
     from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
     rounds = np.array(
-        [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85,
-         0.9, 0.95, 1.0, 1.05, 1.1, 1.2, 1.3, 1.4, 1.5, 1.75, 2.0, 3.0, 4.0,
-         5.0, 10.0, 20.0, 50.0, 100.0]
+        [
+            0.01,
+            0.02,
+            0.05,
+            0.1,
+            0.2,
+            0.3,
+            0.4,
+            0.5,
+            0.6,
+            0.7,
+            0.75,
+            0.8,
+            0.85,
+            0.9,
+            0.95,
+            1.0,
+            1.05,
+            1.1,
+            1.2,
+            1.3,
+            1.4,
+            1.5,
+            1.75,
+            2.0,
+            3.0,
+            4.0,
+            5.0,
+            10.0,
+            20.0,
+            50.0,
+            100.0,
+        ]
     )
     gap = (np.log(high) - np.log(low)) / n_ticks
     ticks = [1.0] if low <= 1.0 <= high else []
@@ -171,7 +201,7 @@ def plot_relative_precision(
     ax = _get_ax(ax, figsize=(7.5, 1.2 + 0.38 * len(frame)))
 
     labels = []
-    several = "classifier" in frame and frame["classifier"].nunique() > 1
+    several = "classifier" in frame and frame["classifier"].nunique() > 1  # noqa: PD101 (object columns)
     for _, row in frame.iterrows():
         label = f"class {row['class']}"
         if several:
@@ -187,13 +217,27 @@ def plot_relative_precision(
     ax.hlines(y, low, high, color=color, linewidth=1.6, zorder=2)
     significant = (low > 1) | (high < 1)
     ax.plot(
-        est, y, linestyle="none", marker=marker, markersize=7, color=color,
-        markerfacecolor="none", markeredgewidth=1.4, zorder=3, label="_estimates",
+        est,
+        y,
+        linestyle="none",
+        marker=marker,
+        markersize=7,
+        color=color,
+        markerfacecolor="none",
+        markeredgewidth=1.4,
+        zorder=3,
+        label="_estimates",
     )
     # Significant estimates are filled in over the hollow markers.
     ax.plot(
-        est[significant], y[significant], linestyle="none", marker=marker,
-        markersize=7, color=color, zorder=4, label="_significant",
+        est[significant],
+        y[significant],
+        linestyle="none",
+        marker=marker,
+        markersize=7,
+        color=color,
+        zorder=4,
+        label="_significant",
     )
     ax.axvline(1.0, color="0.15", linestyle="--", linewidth=1.2, zorder=1)
     if "dataset" in frame:
@@ -225,12 +269,18 @@ def plot_relative_precision(
         from matplotlib.transforms import blended_transform_factory
 
         trans = blended_transform_factory(ax.transAxes, ax.transData)
-        for yi, e, lo_i, hi_i in zip(y, est, low, high):
+        for yi, e, lo_i, hi_i in zip(y, est, low, high, strict=False):
             text = f"{e:.2f} ({lo_i:.2f}, {hi_i:.2f})" if np.isfinite(e) else "undefined"
             ax.text(1.02, yi, text, transform=trans, va="center", ha="left", fontsize="small")
         ax.text(
-            1.02, 1.0, f"{ratio.upper()} ({ci})", transform=ax.transAxes,
-            va="bottom", ha="left", fontsize="small", fontweight="bold",
+            1.02,
+            1.0,
+            f"{ratio.upper()} ({ci})",
+            transform=ax.transAxes,
+            va="bottom",
+            ha="left",
+            fontsize="small",
+            fontweight="bold",
         )
     ax.grid(axis="x", color="0.93", zorder=0)
     ax.set_axisbelow(True)
@@ -240,9 +290,9 @@ def plot_relative_precision(
 def _replicability_table(result):
     if hasattr(result, "table") and hasattr(result, "experiments"):
         return result.table, result
-    if isinstance(result, pd.DataFrame) and {
-        "sample_size", "test_size", "replicability"
-    } <= set(result.columns):
+    if isinstance(result, pd.DataFrame) and {"sample_size", "test_size", "replicability"} <= set(
+        result.columns
+    ):
         return result, None
     raise ValueError(
         "result must be a ReplicabilityResult or its .table (columns "
@@ -302,12 +352,17 @@ def plot_replicability(result, *, ax=None, rejection_rate=False):
         x = 100 * rows["test_size"].to_numpy(float)
         share = f" ({100 * size / n_max:.0f}%)" if len(sizes) > 1 else ""
         (line,) = ax.plot(
-            x, rows["replicability"], marker=markers[i % len(markers)],
+            x,
+            rows["replicability"],
+            marker=markers[i % len(markers)],
             label=f"n = {size}{share}",
         )
         if rejection_rate:
             ax.plot(
-                x, rows["rejection_rate"], linestyle=":", color=line.get_color(),
+                x,
+                rows["rejection_rate"],
+                linestyle=":",
+                color=line.get_color(),
                 label="_rejection_rate",
             )
     # Replicability is at least about 0.5 (half the experiments rejecting);
@@ -391,21 +446,26 @@ def plot_power(rates, *, ax=None, label=None, x="percent_difference"):
     groups = ["test", "n_samples"]
     # Any other setting that varies (correlation, say) gets its own lines too.
     for col in ("correlation", "percent_difference"):
-        if col != x and data[col].nunique() > 1:
+        if col != x and data[col].nunique() > 1:  # noqa: PD101 (object columns)
             groups.append(col)
     tests = list(pd.unique(data["test"]))
     sizes = sorted(pd.unique(data["n_samples"]))
     styles = ["-", "--", "-.", ":"]
     markers = "os^Dv"
     for key, rows in data.groupby(groups, sort=False):
-        setting = dict(zip(groups, key))
+        setting = dict(zip(groups, key, strict=False))
         rows = rows.sort_values(x)
         ti, si = tests.index(setting["test"]), sizes.index(setting["n_samples"])
         text = f"{_TEST_NAMES.get(setting['test'], setting['test'])}, n = {setting['n_samples']}"
         text += "".join(f", {c} = {setting[c]:g}" for c in groups[2:])
         ax.plot(
-            rows[x], rows["rejection_rate"], color=f"C{ti}", linestyle=styles[si % 4],
-            marker=markers[si % len(markers)], markersize=4, label=text,
+            rows[x],
+            rows["rejection_rate"],
+            color=f"C{ti}",
+            linestyle=styles[si % 4],
+            marker=markers[si % len(markers)],
+            markersize=4,
+            label=text,
         )
     if "alpha" in data:
         level = float(data["alpha"].iloc[0])

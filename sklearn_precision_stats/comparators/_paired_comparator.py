@@ -8,8 +8,8 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
-from ._compare import _compare
-from ._validation import _check_alpha, _named_items
+from ..paired._compare import _compare
+from ..utils._validation import _check_alpha, _named_items
 
 __all__ = ["PairedPrecisionComparator"]
 
@@ -43,9 +43,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
                     f"{type(self).__name__}; rename the estimator."
                 )
             if not (hasattr(est, "fit") and hasattr(est, "predict")):
-                raise ValueError(
-                    f"estimator {name!r} ({est!r}) must implement fit and predict."
-                )
+                raise ValueError(f"estimator {name!r} ({est!r}) must implement fit and predict.")
         names = [name for name, _ in items]
         if self.reference is not None and self.reference not in names:
             raise ValueError(
@@ -247,7 +245,9 @@ class PairedPrecisionComparator(_BaseComparator):
             delayed(_fit_one)(clone(est), X, y, fit_params) for _, est in items
         )
         self.estimators_ = fitted
-        self.named_estimators_ = Bunch(**{name: est for (name, _), est in zip(items, fitted)})
+        self.named_estimators_ = Bunch(
+            **{name: est for (name, _), est in zip(items, fitted, strict=True)}
+        )
         return self
 
     def predict_all(self, X):

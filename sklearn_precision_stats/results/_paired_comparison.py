@@ -161,8 +161,7 @@ class PrecisionComparison:
         """
         if test not in self._TESTS:
             raise KeyError(
-                f"{test!r} is not a test of this comparison; use one of "
-                f"{list(self._TESTS[:-1])}."
+                f"{test!r} is not a test of this comparison; use one of {list(self._TESTS[:-1])}."
             )
         t = self.table
         out = t[["class", "classifier", "reference"]].copy()
@@ -202,9 +201,7 @@ class PrecisionComparison:
         pandas.Series
         """
         classifier = self._resolve_classifier(classifier)
-        rows = self.table[
-            (self.table["class"] == label) & (self.table["classifier"] == classifier)
-        ]
+        rows = self.table[(self.table["class"] == label) & (self.table["classifier"] == classifier)]
         if rows.empty:
             raise KeyError(
                 f"Class {label!r} is not in this comparison; its classes are "
@@ -323,7 +320,7 @@ class PrecisionComparison:
         -------
         matplotlib.axes.Axes
         """
-        from .plotting import plot_relative_precision
+        from ..plotting import plot_relative_precision
 
         return plot_relative_precision(self, ax=ax, **kwargs)
 
@@ -473,11 +470,9 @@ class PrecisionComparison:
         >>> bool(result.global_test(method="simes").pvalue < 0.05)
         True
         """
-        from ._global_null import global_test
+        from ..across_classes._global_null import global_test
 
-        return global_test(
-            self, method, test, n_resamples, random_state, weights, resampling
-        )
+        return global_test(self, method, test, n_resamples, random_state, weights, resampling)
 
     def adjusted_pvalues(self, test="score", method=("holm", "bh")):
         """The table with per-class multiplicity-adjusted p-values added.
@@ -522,7 +517,7 @@ class PrecisionComparison:
         >>> bool((table["score_pvalue_holm"] >= table["score_pvalue"]).all())
         True
         """
-        from ._global_null import adjusted_pvalues
+        from ..across_classes._global_null import adjusted_pvalues
 
         return adjusted_pvalues(self, test, method)
 
@@ -609,7 +604,7 @@ class PrecisionComparison:
         0      1          a   0.714286                 0.217391
         1      1          b   0.800000                 0.307692
         """
-        from ._prevalence import at_prevalence
+        from ..across_classes._prevalence import at_prevalence
 
         return at_prevalence(self, prevalence, ci, n_resamples, random_state)
 
@@ -642,7 +637,7 @@ def _interval(low, high, digits):
         f"({lo:.{digits - 1}g}, {hi:.{digits - 1}g})"
         if np.isfinite(lo) and np.isfinite(hi)
         else "nan"
-        for lo, hi in zip(low, high)
+        for lo, hi in zip(low, high, strict=False)
     ]
 
 

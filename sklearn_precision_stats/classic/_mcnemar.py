@@ -16,13 +16,13 @@ from scipy import stats
 from sklearn.utils import check_consistent_length
 from sklearn.utils.multiclass import unique_labels
 
-from ._classic_common import (
+from ..utils._validation import _as_label_array, _check_groups
+from ._common import (
     ConfidenceInterval,
+    IntervalResult,
     _check_alternative,
-    _IntervalResult,
     _warn_undefined,
 )
-from ._validation import _as_label_array, _check_groups
 
 __all__ = ["McNemarResult", "SignTestResult", "mcnemar_test", "sign_test"]
 
@@ -30,7 +30,7 @@ _METHODS = ("exact", "midp", "asymptotic", "corrected")
 
 
 @dataclass(frozen=True, repr=False)
-class McNemarResult(_IntervalResult):
+class McNemarResult(IntervalResult):
     """Result of :func:`mcnemar_test`.
 
     Attributes
@@ -80,7 +80,7 @@ class McNemarResult(_IntervalResult):
 
 
 @dataclass(frozen=True, repr=False)
-class SignTestResult(_IntervalResult):
+class SignTestResult(IntervalResult):
     """Result of :func:`sign_test`.
 
     Attributes
@@ -116,9 +116,9 @@ class SignTestResult(_IntervalResult):
         n = self.n_a_only + self.n_b_only
         if n == 0:
             return ConfidenceInterval(math.nan, math.nan)
-        ci = stats.binomtest(
-            self.n_a_only, n, 0.5, alternative=self.alternative
-        ).proportion_ci(confidence_level=level, method="exact")
+        ci = stats.binomtest(self.n_a_only, n, 0.5, alternative=self.alternative).proportion_ci(
+            confidence_level=level, method="exact"
+        )
         return ConfidenceInterval(float(ci.low), float(ci.high))
 
 
@@ -255,9 +255,7 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
         n_groups = int(per_cluster.shape[0])
     # Sandwich SE of the accuracy difference, residuals summed per record.
     delta = (n_a_only - n_b_only) / n_rows
-    standard_error = float(
-        np.sqrt(np.sum((per_cluster - sizes * delta) ** 2)) / n_rows
-    )
+    standard_error = float(np.sqrt(np.sum((per_cluster - sizes * delta) ** 2)) / n_rows)
 
     common = dict(
         method=method,
@@ -272,8 +270,7 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
     if n_discordant == 0:
         _warn_undefined(
             "McNemar's test",
-            "no discordant rows: the two classifiers are right and wrong on "
-            "exactly the same rows",
+            "no discordant rows: the two classifiers are right and wrong on exactly the same rows",
         )
         return McNemarResult(math.nan, math.nan, df, **common)
 
@@ -285,9 +282,7 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
             pvalue = 2.0 * (tail - 0.5 * stats.binom.pmf(k, n_discordant, 0.5))
         else:
             pvalue = 2.0 * tail
-        return McNemarResult(
-            float(n_a_only), float(min(1.0, pvalue)), df, **common
-        )
+        return McNemarResult(float(n_a_only), float(min(1.0, pvalue)), df, **common)
 
     if groups is None:
         numerator = float(n_a_only - n_b_only)
@@ -298,9 +293,7 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
         numerator = float(per_cluster.sum())
         denominator = float(np.sum(per_cluster**2))
     statistic = numerator**2 / denominator
-    return McNemarResult(
-        float(statistic), float(stats.chi2.sf(statistic, 1)), df, **common
-    )
+    return McNemarResult(float(statistic), float(stats.chi2.sf(statistic, 1)), df, **common)
 
 
 def sign_test(y_true, y_pred_a, y_pred_b, *, alternative="greater"):
@@ -358,12 +351,8 @@ def sign_test(y_true, y_pred_a, y_pred_b, *, alternative="greater"):
     n_b_only = int(np.count_nonzero(correct_b & ~correct_a))
     n = n_a_only + n_b_only
     if n == 0:
-        _warn_undefined(
-            "The sign test", "no discordant rows: nothing to count"
-        )
+        _warn_undefined("The sign test", "no discordant rows: nothing to count")
         pvalue = math.nan
     else:
-        pvalue = float(
-            stats.binomtest(n_a_only, n, 0.5, alternative=alternative).pvalue
-        )
+        pvalue = float(stats.binomtest(n_a_only, n, 0.5, alternative=alternative).pvalue)
     return SignTestResult(n_a_only, pvalue, n_a_only, n_b_only, alternative)

@@ -4,11 +4,11 @@ import warnings
 
 import numpy as np
 
-from ._marginal_model import diagnose, omnibus_statistics, pairwise_statistics
-from ._results import ComparisonData, PrecisionComparison, build_tables
-from ._stacking import _encode_predictions, encode_groups, marginal_counts
-from ._validation import _check_alpha, _check_groups, _check_predictions
-from .exceptions import UndefinedStatisticWarning
+from ..engine._counts import _encode_predictions, encode_groups, marginal_counts
+from ..engine._marginal_model import diagnose, omnibus_statistics, pairwise_statistics
+from ..exceptions import UndefinedStatisticWarning
+from ..results._paired_comparison import ComparisonData, PrecisionComparison, build_tables
+from ..utils._validation import _check_alpha, _check_groups, _check_predictions
 
 __all__ = ["compare_precision", "compare_recall"]
 
@@ -131,9 +131,7 @@ def compare_precision(
     >>> print(f"{result.get(1)['rp']:.4f}")
     0.7292
     """
-    return _compare(
-        y_true, y_preds, reference, groups, labels, alpha, engine, target="precision"
-    )
+    return _compare(y_true, y_preds, reference, groups, labels, alpha, engine, target="precision")
 
 
 def compare_recall(
@@ -196,14 +194,10 @@ def compare_recall(
     0      0  0.400000          0.800000      0.317311
     1      1  0.714286          0.857143      0.563703
     """
-    return _compare(
-        y_true, y_preds, reference, groups, labels, alpha, engine, target="recall"
-    )
+    return _compare(y_true, y_preds, reference, groups, labels, alpha, engine, target="recall")
 
 
-def _compare(
-    y_true, y_preds, reference, groups, labels, alpha, engine, target, stacklevel=4
-):
+def _compare(y_true, y_preds, reference, groups, labels, alpha, engine, target, stacklevel=4):
     """Validate, compute and wrap; `stacklevel` makes warnings point at the
     caller of the public function (the default: compare_precision's caller)."""
     alpha = _check_alpha(alpha)
@@ -241,7 +235,7 @@ def comparison_from_data(data, names, alpha, engine="closed-form", stacklevel=2)
     omnibus = omnibus_statistics(counts)
     pairwise = {key: np.array(value, dtype=float) for key, value in pairwise.items()}
     if engine == "statsmodels":
-        from ._gee_reference import gee_statistics
+        from ..engine._statsmodels_engine import gee_statistics
 
         pairwise, omnibus = gee_statistics(data, pairwise, omnibus, alpha)
     classes = data.encoded.values[data.class_codes]

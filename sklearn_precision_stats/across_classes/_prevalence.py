@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..exceptions import UndefinedStatisticWarning
 from ._global_null import (
     _check_data,
     _check_n_resamples,
@@ -27,7 +28,6 @@ from ._global_null import (
     resampled_sums,
     unit_matrix,
 )
-from .exceptions import UndefinedStatisticWarning
 
 __all__ = []
 
@@ -164,7 +164,7 @@ def _check_prevalence(prevalence, classes):
             "prevalence must be a number (binary problems) or a dict class -> "
             f"prevalence, got {type(prevalence).__name__}."
         )
-    for c, v in zip(chosen, values):
+    for c, v in zip(chosen, values, strict=False):
         _check_one_prevalence(v, c)
     values = np.asarray(values, dtype=float)
     if values.sum() > 1 + 1e-12:
@@ -195,7 +195,7 @@ class _PrevalenceUnits:
 
     def __init__(self, data, chosen):
         encoded = data.encoded
-        values = encoded.values.tolist()
+        values = encoded.values.tolist()  # noqa: PD011 (a NumPy array)
         codes = np.array([values.index(c) for c in chosen], dtype=np.intp)
         n_classes = codes.shape[0]
         n_clf = len(encoded.preds)
@@ -289,7 +289,7 @@ def _diagnose(tp, fp, n_pos, n_rows, names, chosen, ci):
     messages = []
 
     def listed(mask):
-        return [c for c, bad in zip(chosen, mask) if bad]
+        return [c for c, bad in zip(chosen, mask, strict=False) if bad]
 
     absent = n_pos == 0
     if absent.any():

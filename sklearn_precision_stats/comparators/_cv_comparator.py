@@ -23,9 +23,9 @@ from sklearn.utils.metaestimators import _safe_split
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import _check_method_params, _num_samples
 
-from ._comparators import _BaseComparator
-from ._compare import _compare
-from ._validation import _as_label_array, _check_alpha, _check_integer
+from ..paired._compare import _compare
+from ..utils._validation import _as_label_array, _check_alpha, _check_integer
+from ._paired_comparator import _BaseComparator
 
 __all__ = ["CVPrecisionComparator"]
 
@@ -277,8 +277,14 @@ class CVPrecisionComparator(_BaseComparator):
         self.predictions_ = _predictions_frame(rows, y_true, y_pred)
         # Warnings about undefined statistics point at the caller of fit.
         self.result_ = _compare(
-            y_true, y_pred, self.reference, rows["record_id"], None, alpha,
-            "closed-form", "precision",
+            y_true,
+            y_pred,
+            self.reference,
+            rows["record_id"],
+            None,
+            alpha,
+            "closed-form",
+            "precision",
         )
         return self
 
@@ -349,8 +355,7 @@ def _check_inputs(X, y, groups):
     n_x = _num_samples(X)
     if n_x != y.shape[0]:
         raise ValueError(
-            f"X has {n_x} samples but y has {y.shape[0]}; pass one label per "
-            "row of X."
+            f"X has {n_x} samples but y has {y.shape[0]}; pass one label per row of X."
         )
     if groups is not None:
         groups = _as_label_array(groups, "groups")
@@ -379,9 +384,7 @@ def _check_splits(cv, X, y, groups):
         hint = ""
         if groups is None and "groups" in str(exc):
             hint = " This splitter needs groups: call fit(X, y, groups=...)."
-        raise ValueError(
-            f"cv={cv!r} could not split the data: {exc}.{hint} {fix}"
-        ) from exc
+        raise ValueError(f"cv={cv!r} could not split the data: {exc}.{hint} {fix}") from exc
     n_samples = _num_samples(X)
     checked = []
     for i, (train, test) in enumerate(splits):
@@ -409,8 +412,7 @@ def _as_indices(indices, n_samples, split_idx, part):
         )
     if indices.size and (indices.min() < -n_samples or indices.max() >= n_samples):
         raise ValueError(
-            f"the {part} indices of split {split_idx} are out of range for "
-            f"{n_samples} samples."
+            f"the {part} indices of split {split_idx} are out of range for {n_samples} samples."
         )
     return np.where(indices < 0, indices + n_samples, indices).astype(np.intp)
 
@@ -438,8 +440,7 @@ def _fit_and_predict(estimator, X, y, train, test, fit_params, error_score, task
         predict_time = time.perf_counter() - start
         if y_pred.shape[0] != test.shape[0]:
             raise ValueError(
-                f"predict returned {y_pred.shape[0]} labels for {test.shape[0]} "
-                "test records."
+                f"predict returned {y_pred.shape[0]} labels for {test.shape[0]} test records."
             )
     except Exception as exc:
         if error_score == "raise":
@@ -523,7 +524,7 @@ def _gather_predictions(outputs, kept_splits, rows):
 
     `outputs` holds the classifier's task outputs, one per split.
     """
-    kept = [out["y_pred"] for out, keep in zip(outputs, kept_splits) if keep]
+    kept = [out["y_pred"] for out, keep in zip(outputs, kept_splits, strict=False) if keep]
     return np.concatenate(kept)[rows["order"]]
 
 
@@ -549,7 +550,7 @@ def _first_error(outputs):
 
 
 def _warn_fit_failures(tasks, outputs, rows, n_classifiers):
-    failures = [task for task, out in zip(tasks, outputs) if out["error"] is not None]
+    failures = [task for task, out in zip(tasks, outputs, strict=False) if out["error"] is not None]
     where = ", ".join(f"{task[0]!r} on split {task[2]}" for task in failures)
     n_splits = len({task[2] for task in failures})
     warnings.warn(

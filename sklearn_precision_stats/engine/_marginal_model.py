@@ -17,7 +17,7 @@ indicator, so with ``T_c`` successes and ``F_c`` failures among the
   precision and projects out the intercept.
 
 ``S`` is a quadratic form in the per-record counts, so everything follows
-from the sums in :class:`~sklearn_precision_stats._stacking.MarginalCounts`.
+from the sums in :class:`~sklearn_precision_stats.engine._counts.MarginalCounts`.
 All functions broadcast over leading batch axes and never warn: undefined
 statistics come out as NaN and :func:`diagnose` says why.
 """
@@ -276,9 +276,7 @@ def diagnose(counts, pairwise, omnibus, classifier_names, class_names, metric="p
                     f"{listed(bad)}: its log odds are infinite, so the Wald "
                     f"test and odds ratio{also} against it are NaN."
                 )
-    explained = (
-        empty[:, :1] | empty[:, 1:] | np.isin(P[:, :1], (0, 1)) | np.isin(P[:, 1:], (0, 1))
-    )
+    explained = empty[:, :1] | empty[:, 1:] | np.isin(P[:, :1], (0, 1)) | np.isin(P[:, 1:], (0, 1))
     undefined_input = empty[:, :1] | empty[:, 1:]
     for c, name in enumerate(classifier_names[1:]):
         tests = {

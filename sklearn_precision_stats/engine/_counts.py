@@ -310,10 +310,7 @@ def counts_clustered(encoded, record_codes, target="precision"):
     preds = [p - off if off else p for p in encoded.preds]
     n_clf = len(preds)
     base = record_codes.astype(np.int64) * n_values
-    if target == "precision":
-        keys = [base + p for p in preds]
-    else:
-        keys = [base + y] * n_clf
+    keys = [base + p for p in preds] if target == "precision" else [base + y] * n_clf
     uniq, inverse = np.unique(np.concatenate(keys), return_inverse=True)
     inverse = inverse.reshape(n_clf, -1)
     key_class = (uniq % n_values).astype(np.intp)

@@ -1,0 +1,5 @@
+"""Result objects: frozen, scipy-style test results and the per-class comparison."""
+
+from ._paired_comparison import PrecisionComparison
+
+__all__ = ["PrecisionComparison"]

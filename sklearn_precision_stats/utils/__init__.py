@@ -1,0 +1,1 @@
+"""Private helpers: input validation and compatibility with scikit-learn."""
