@@ -21,9 +21,9 @@ from sklearn.model_selection import check_cv
 from sklearn.utils import indexable
 from sklearn.utils.metaestimators import _safe_split
 from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import _check_method_params, _num_samples
 
 from ..paired._compare import _compare
+from ..utils._sklearn_compat import _check_method_params, _num_samples
 from ..utils._validation import _as_label_array, _check_alpha, _check_integer
 from ._paired_comparator import _BaseComparator
 
