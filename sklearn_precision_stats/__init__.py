@@ -2,8 +2,9 @@
 that testing on the same records creates taken into account.
 
 Paired comparisons on one test set (or stacked cross-validation rows)
-    :func:`compare_precision`, :func:`compare_recall` and their result
-    :class:`PrecisionComparison`.
+    :func:`compare_precision`, :func:`compare_npv`, :func:`compare_recall`,
+    :func:`compare_specificity`, :func:`compare_accuracy` and their frozen
+    result :class:`PairedComparison`.
 
 The scikit-learn layer
     :class:`PairedPrecisionComparator` (a train/test split),
@@ -70,9 +71,15 @@ from .comparators import (
     make_comparison_scorer,
 )
 from .exceptions import UndefinedStatisticWarning
-from .paired import compare_precision, compare_recall
+from .paired import (
+    compare_accuracy,
+    compare_npv,
+    compare_precision,
+    compare_recall,
+    compare_specificity,
+)
 from .plotting import plot_power, plot_relative_precision, plot_replicability
-from .results import PrecisionComparison
+from .results import PairedComparison
 from .simulation import make_paired_predictions, rejection_rates
 
 __version__ = "0.1.0"
@@ -80,8 +87,11 @@ __version__ = "0.1.0"
 __all__ = [
     # paired comparisons
     "compare_precision",
+    "compare_npv",
     "compare_recall",
-    "PrecisionComparison",
+    "compare_specificity",
+    "compare_accuracy",
+    "PairedComparison",
     "UndefinedStatisticWarning",
     # scikit-learn layer
     "PairedPrecisionComparator",

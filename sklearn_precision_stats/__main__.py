@@ -1,4 +1,4 @@
-"""Command line: ``python -m sklearn_precision_stats demo``."""
+"""Command line: ``python -m sklearn_precision_stats demo|compare|global|mcnemar|delong``."""
 
 import argparse
 import sys
@@ -20,7 +20,7 @@ def demo(random_state=0, stream=None):
 
     Returns
     -------
-    PrecisionComparison
+    PairedComparison
     """
     import pandas as pd
     from sklearn.datasets import load_digits
@@ -55,11 +55,11 @@ def demo(random_state=0, stream=None):
         "class",
         "precision",
         "precision_reference",
-        "score_pvalue",
+        "gs_pvalue",
         "wald_pvalue",
-        "rp",
-        "rp_ci_low",
-        "rp_ci_high",
+        "ratio",
+        "ratio_ci_low",
+        "ratio_ci_high",
     ]
     with pd.option_context("display.width", 120, "display.precision", 4):
         print(result.table[columns].to_string(index=False), file=stream)
@@ -80,10 +80,14 @@ def main(argv=None):
         "demo", help="compare GaussianNB and a random forest on the digits data"
     )
     demo_parser.add_argument("--random-state", type=int, default=0)
+    from .cli import add_subcommands, run
+
+    add_subcommands(sub)
     args = parser.parse_args(argv)
     if args.command == "demo":
         demo(random_state=args.random_state)
-    return 0
+        return 0
+    return run(args, parser.prog)
 
 
 if __name__ == "__main__":

@@ -34,15 +34,17 @@ import numbers
 import numpy as np
 import pandas as pd
 from scipy import stats
-from sklearn.utils import check_random_state
 
 from .engine._counts import counts_from_joint_table
+from .engine._roles import ROLES
 from .engine._marginal_model import pairwise_statistics
+from .utils._random_state import check_random_state_any
+from .utils._random_state import check_random_state_any
 from .utils._validation import _check_alpha, _check_integer
 
 __all__ = ["make_paired_predictions", "rejection_rates"]
 
-_TESTS = ("score", "wgs", "wald", "rp", "z")
+_TESTS = ("gs", "wgs", "wald", "ratio", "z")
 
 # Tolerance for probabilities that should be in [0, 1] but come out of a
 # linear solve a few ulps outside it.
@@ -242,7 +244,7 @@ def make_paired_predictions(
         ValueError gives it when the value is out of range.
     n_classes : int, default=2
         Number of classes; labels are ``0, ..., n_classes - 1``.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, Generator, RandomState instance or None, default=None
         Controls the draws. Pass an int for reproducible output.
 
     Returns
@@ -289,7 +291,7 @@ def make_paired_predictions(
         _check_prevalence(prevalence, K),
         _check_correlation(correlation),
     )
-    rng = check_random_state(random_state)
+    rng = check_random_state_any(random_state)
     cells = rng.choice(probs.size, size=n_samples, p=probs.ravel())
     y_true, y_pred_1, y_pred_2 = np.unravel_index(cells, probs.shape)
     return y_true, y_pred_1, y_pred_2
@@ -328,15 +330,15 @@ def _simulated_pvalues(tables, tests, alpha):
     -------
     dict test -> ndarray of shape (R, K)
     """
-    counts = counts_from_joint_table(tables, 2)
+    counts = counts_from_joint_table(tables, 2, ROLES["precision"])
     out = {}
     if set(tests) - {"z"}:
-        stats_ = pairwise_statistics(counts, alpha)
+        stats_ = pairwise_statistics(counts)
         for test in tests:
             if test != "z":
                 out[test] = stats_[f"{test}_pvalue"][..., 0]
     if "z" in tests:
-        # Last axis ordered (classifier, reference), matching the sign of rp.
+        # Last axis ordered (classifier, reference), matching the sign of the ratio.
         order = [1, 0]
         totals = counts.successes + counts.failures
         out["z"] = _naive_ztest(counts.successes[..., order], totals[..., order])[1]
@@ -353,7 +355,7 @@ def _as_settings(values, name, check):
 
 
 def rejection_rates(
-    tests=("score", "wald", "rp", "z"),
+    tests=("gs", "wald", "ratio", "z"),
     *,
     n_samples,
     precision,
@@ -377,8 +379,8 @@ def rejection_rates(
 
     Parameters
     ----------
-    tests : sequence of {"score", "wgs", "wald", "rp", "z"}, \
-            default=("score", "wald", "rp", "z")
+    tests : sequence of {"gs", "wgs", "wald", "ratio", "z"}, \
+            default=("gs", "wald", "ratio", "z")
         The tests: generalized score (GS), weighted GS, empirical Wald,
         relative precision, and the naive two-proportion z test that
         treats the two precisions as independent (statsmodels'
@@ -400,7 +402,7 @@ def rejection_rates(
         Simulated test sets per setting.
     alpha : float, default=0.05
         Significance level.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, Generator, RandomState instance or None, default=None
         Controls the draws. Pass an int for reproducible output.
 
     Returns
@@ -430,10 +432,10 @@ def rejection_rates(
     --------
     >>> from sklearn_precision_stats.simulation import rejection_rates
     >>> rates = rejection_rates(
-    ...     ("score", "z"), n_samples=500, precision=(0.8, 0.72),
+    ...     ("gs", "z"), n_samples=500, precision=(0.8, 0.72),
     ...     correlation=0.5, n_simulations=2000, random_state=0)
     >>> power = rates[rates["class"] == 1].set_index("test")["rejection_rate"]
-    >>> bool(power["score"] > power["z"])
+    >>> bool(power["gs"] > power["z"])
     True
     """
     if isinstance(tests, str):
@@ -454,7 +456,7 @@ def rejection_rates(
     settings = [prec] if prec.ndim == 1 else list(prec)
     settings = [_check_precision(p, K) for p in settings]
 
-    rng = check_random_state(random_state)
+    rng = check_random_state_any(random_state)
     rows = []
     for n, p, rho in itertools.product(sizes, settings, correlations):
         probs = _cell_probabilities(p, pi, rho)

@@ -51,7 +51,7 @@ def _gee_tests(y, preds, groups, label, names):
     b = fit.params[1:]
     cov = fit.cov_params()[1:, 1:]
     wald = float(b @ np.linalg.solve(cov, b))
-    return {"wald": wald, "score": score, "params": fit.params, "bse": fit.bse}
+    return {"wald": wald, "gs": score, "params": fit.params, "bse": fit.bse}
 
 
 @pytest.mark.parametrize("n_classifiers", [2, 3, 4])
@@ -71,7 +71,7 @@ def test_matches_statsmodels_gee(n_classifiers, repeats, string_labels):
             ref = _gee_tests(y, preds, groups, label, [names[0], other])
             row = result.get(label, other)
             np.testing.assert_allclose(row["wald_stat"], ref["wald"], rtol=RTOL)
-            np.testing.assert_allclose(row["score_stat"], ref["score"], rtol=RTOL)
+            np.testing.assert_allclose(row["gs_stat"], ref["gs"], rtol=RTOL)
             np.testing.assert_allclose(row["log_or"], ref["params"][1], rtol=RTOL)
             np.testing.assert_allclose(row["log_or_se"], ref["bse"][1], rtol=RTOL)
             # Intercept: the reference's log odds.
@@ -80,7 +80,7 @@ def test_matches_statsmodels_gee(n_classifiers, repeats, string_labels):
         omni = result.omnibus.set_index("class").loc[label]
         ref = _gee_tests(y, preds, groups, label, names)
         np.testing.assert_allclose(omni["wald_stat"], ref["wald"], rtol=RTOL)
-        np.testing.assert_allclose(omni["score_stat"], ref["score"], rtol=RTOL)
+        np.testing.assert_allclose(omni["gs_stat"], ref["gs"], rtol=RTOL)
         assert omni["df"] == n_classifiers - 1
 
 
@@ -95,8 +95,8 @@ def test_statsmodels_engine_equals_closed_form(repeats, func):
     numeric = closed.table.select_dtypes("number").columns
     np.testing.assert_allclose(literal.table[numeric], closed.table[numeric], rtol=1e-8)
     np.testing.assert_allclose(
-        literal.omnibus[["score_stat", "wald_stat"]],
-        closed.omnibus[["score_stat", "wald_stat"]],
+        literal.omnibus[["gs_stat", "wald_stat"]],
+        closed.omnibus[["gs_stat", "wald_stat"]],
         rtol=1e-8,
     )
 
@@ -104,7 +104,7 @@ def test_statsmodels_engine_equals_closed_form(repeats, func):
 @pytest.mark.filterwarnings("ignore::statsmodels.tools.sm_exceptions.DomainWarning")
 def test_rp_delta_method_matches_sandwich_of_gee_on_log_link():
     # The relative precision's se is the delta method on the same sandwich:
-    # a log-link GEE (log Pr = a + b f) gives b = log rp and se(b) = rp_se_log.
+    # a log-link GEE (log Pr = a + b f) gives b = log rp and se(b) = ratio_se_log.
     y, preds, groups = make_correlated_predictions(300, 2, 2, repeats=2, seed=3)
     result = compare_precision(y, preds, groups=groups)
     names = list(preds)
@@ -125,5 +125,5 @@ def test_rp_delta_method_matches_sandwich_of_gee_on_log_link():
             cov_struct=sm.cov_struct.Independence(),
         ).fit()
         row = result.get(label)
-        np.testing.assert_allclose(np.log(row["rp"]), fit.params[1], rtol=1e-7)
-        np.testing.assert_allclose(row["rp_se_log"], fit.bse[1], rtol=1e-7)
+        np.testing.assert_allclose(np.log(row["ratio"]), fit.params[1], rtol=1e-7)
+        np.testing.assert_allclose(row["ratio_se_log"], fit.bse[1], rtol=1e-7)

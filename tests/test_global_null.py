@@ -62,9 +62,10 @@ def test_dai_cui_equals_hand_formula():
     rng = np.random.default_rng(1)
     z = rng.standard_normal((400, 1)) + rng.standard_normal((400, 4))
     null = 2 * stats.norm.sf(np.abs(z))
-    # By hand, with w = 2: chi2.isf(p, 2) = -2 log p.
+    # By hand, with w = 2: chi2.isf(p, 2) = -2 log p; the null p-values are
+    # bounded to [1/(B+1), 1 - 1/(B+1)], the resolution of B = 400 rows.
     t = -2 * np.log(p).sum()
-    x = -2 * np.log(null)
+    x = -2 * np.log(np.clip(null, 1 / 401, 1 - 1 / 401))
     xc = x - x.mean(axis=0)
     cov = xc.T @ xc / (x.shape[0] - 1)
     var = 2 * 8 + 2 * sum(cov[i, j] for i in range(4) for j in range(i + 1, 4))
@@ -88,7 +89,8 @@ def test_dai_cui_weighted_equals_hand_formula():
     rng = np.random.default_rng(2)
     null = rng.uniform(size=(300, 3))
     null[:, 1] = null[:, 0] ** 0.5  # strongly dependent on the first
-    x = stats.chi2.isf(null, w)
+    # Null p-values are bounded to the resolution of B = 300 rows.
+    x = stats.chi2.isf(np.clip(null, 1 / 301, 1 - 1 / 301), w)
     cov = np.cov(x, rowvar=False)
     var = 2 * w.sum() + 2 * (cov[0, 1] + cov[0, 2] + cov[1, 2])
     nu = 2 * w.sum() ** 2 / var
@@ -171,7 +173,7 @@ def test_nan_pvalue_propagates_and_nan_null_rows_are_dropped():
 def test_zero_pvalues():
     assert combine_pvalues_dependent([0.0, 0.5]).pvalue == 0
     null = np.random.default_rng(0).uniform(size=(50, 2))
-    null[0, 0] = 0.0  # raised to the smallest float, so the covariance is finite
+    null[0, 0] = 0.0  # bounded at 1 / 51, so the covariance is finite
     res = combine_pvalues_dependent([0.1, 0.5], null_pvalues=null)
     assert np.isfinite(res.df)
 
@@ -199,12 +201,13 @@ def test_combine_validation(kwargs, match):
 
 
 def test_negative_variance_is_nan_with_warning():
-    # Perfectly negatively related transformed p-values: Var(T) estimate < 0
-    # once the diagonal keeps its null value 2 w.
-    u = np.random.default_rng(0).uniform(size=200)
-    null = np.column_stack([u, 1 - u, u, 1 - u])
+    # Perfectly negatively related transformed p-values, -2 log p uniform on
+    # [0, 10] and 10 minus it: the covariance -100/12 outweighs the diagonal's
+    # null value 2 w = 4, so the Var(T) estimate is < 0.
+    x = np.random.default_rng(0).uniform(0, 10, size=200)
+    null = np.exp(-np.column_stack([x, 10 - x]) / 2)
     with pytest.warns(UndefinedStatisticWarning, match="variance"):
-        res = combine_pvalues_dependent([0.1, 0.2, 0.3, 0.4], null_pvalues=null**8)
+        res = combine_pvalues_dependent([0.1, 0.2], null_pvalues=null)
     assert np.isnan(res.pvalue)
 
 
@@ -278,7 +281,7 @@ def test_adjusted_pvalues_of_a_comparison():
             rows["wald_pvalue_by"], stats.false_discovery_control(p, method="by")
         )
     default = result.adjusted_pvalues()
-    assert list(default.columns[-2:]) == ["score_pvalue_holm", "score_pvalue_bh"]
+    assert list(default.columns[-2:]) == ["gs_pvalue_holm", "gs_pvalue_bh"]
 
 
 def test_adjusted_pvalues_keep_nan_out_of_the_family():
@@ -288,9 +291,9 @@ def test_adjusted_pvalues_keep_nan_out_of_the_family():
     b = a.copy()  # identical predictions for class 2 -> NaN score p-value
     b[:4] = [0, 1, 1, 0]
     result = _quiet_compare(y, {"a": a, "b": b})
-    p = result.table["score_pvalue"].to_numpy()
+    p = result.table["gs_pvalue"].to_numpy()
     assert np.isnan(p).any() and (~np.isnan(p)).sum() >= 1
-    adjusted = result.adjusted_pvalues(method="holm")["score_pvalue_holm"].to_numpy()
+    adjusted = result.adjusted_pvalues(method="holm")["gs_pvalue_holm"].to_numpy()
     defined = ~np.isnan(p)
     assert np.isnan(adjusted[~defined]).all()
     np.testing.assert_allclose(adjusted[defined], multipletests(p[defined], method="holm")[1])
@@ -317,7 +320,7 @@ def three_classes():
 
 
 def test_fisher_and_simes_of_a_comparison(three_classes):
-    p = three_classes.table["score_pvalue"].to_numpy()
+    p = three_classes.table["gs_pvalue"].to_numpy()
     fisher = three_classes.global_test(method="fisher")
     assert fisher.pvalue == pytest.approx(stats.combine_pvalues(p).pvalue, rel=1e-12)
     simes = three_classes.global_test(method="simes", test="wald")
@@ -341,8 +344,8 @@ def test_global_test_is_reproducible(three_classes):
 def test_global_test_equals_combination_of_its_null_pvalues(three_classes):
     data = three_classes._data
     plan = gn._pair_plan(data, 1, "permutation")
-    null = gn.resampled_pvalues(plan, "score_pvalue", 400, np.random.default_rng(9))
-    expected = combine_pvalues_dependent(three_classes.table["score_pvalue"], null_pvalues=null)
+    null = gn.resampled_pvalues(plan, "gs_pvalue", 400, np.random.default_rng(9))
+    expected = combine_pvalues_dependent(three_classes.table["gs_pvalue"], null_pvalues=null)
     res = three_classes.global_test(n_resamples=400, random_state=9)
     assert res.pvalue == pytest.approx(expected.pvalue, rel=1e-12)
     assert res.df == pytest.approx(expected.df, rel=1e-12)
@@ -365,9 +368,9 @@ def test_permutation_pvalue_equals_hand_formula():
 def test_global_permutation_test_uses_the_paired_permutations(three_classes):
     data = three_classes._data
     plan = gn._pair_plan(data, 1, "permutation")
-    null = gn.resampled_pvalues(plan, "score_pvalue", 400, np.random.default_rng(9))
+    null = gn.resampled_pvalues(plan, "gs_pvalue", 400, np.random.default_rng(9))
     expected = combine_pvalues_dependent(
-        three_classes.table["score_pvalue"], null_pvalues=null, method="permutation"
+        three_classes.table["gs_pvalue"], null_pvalues=null, method="permutation"
     )
     res = three_classes.global_test(method="permutation", n_resamples=400, random_state=9)
     assert res.pvalue == expected.pvalue and res.statistic == expected.statistic
@@ -379,7 +382,7 @@ def test_global_permutation_test_uses_the_paired_permutations(three_classes):
 def test_weights(three_classes):
     w = {c: float(c) + 1.0 for c in three_classes.classes}
     a = three_classes.global_test(method="fisher", weights=w)
-    p = three_classes.table["score_pvalue"].to_numpy()
+    p = three_classes.table["gs_pvalue"].to_numpy()
     wv = np.array(list(w.values()))
     assert a.df == pytest.approx(wv.sum())
     assert a.pvalue == pytest.approx(stats.chi2.sf(stats.chi2.isf(p, wv).sum(), wv.sum()))
@@ -433,13 +436,13 @@ def test_undefined_class_is_left_out_with_warning():
     b[a == 2] = 2  # identical predictions of class 2...
     b[(b == 2) & (a != 2)] = 0  # ...both ways
     result = _quiet_compare(y, {"a": a, "b": b})
-    assert np.isnan(result.table["score_pvalue"].iloc[2])
+    assert np.isnan(result.table["gs_pvalue"].iloc[2])
     with pytest.warns(UndefinedStatisticWarning, match=r"class\(es\) \[2\]"):
         res = result.global_test(n_resamples=100, random_state=0)
     assert res.n_tests == 2
     with pytest.warns(UndefinedStatisticWarning):
         fisher = result.global_test(method="fisher")
-    p = result.table["score_pvalue"].to_numpy()[:2]
+    p = result.table["gs_pvalue"].to_numpy()[:2]
     assert fisher.pvalue == pytest.approx(stats.combine_pvalues(p).pvalue)
 
 
@@ -471,7 +474,7 @@ def test_no_uniformity_warning_on_well_populated_classes(three_classes):
 def test_recall_comparison():
     y, preds, _ = make_correlated_predictions(300, 3, 2, seed=8)
     result = compare_recall(y, preds)
-    res = result.global_test(test="rr", n_resamples=100, random_state=0)
+    res = result.global_test(test="ratio", n_resamples=100, random_state=0)
     assert 0 <= res.pvalue <= 1 and res.n_tests == 3
 
 
@@ -525,8 +528,8 @@ def test_cell_permutation_equals_row_level_swapping(repeats):
         draws = np.bincount(unit[swap], minlength=multiplicity.shape[0])
         if groups is not None:
             draws = swap_record.astype(int)
-        for test in ("score", "wald", "wgs", "rp"):
-            column = gn._TEST_COLUMNS[test]
+        for test in ("gs", "wald", "wgs", "ratio"):
+            column = f"{test}_pvalue"
             got = gn.resampled_pvalues(plan, column, 1, None, draws=draws[None, :])[0]
             np.testing.assert_allclose(got, swapped.table[column], rtol=1e-9, equal_nan=True)
 
@@ -536,7 +539,7 @@ def test_cell_permutation_has_the_row_level_null_distribution():
     result = _quiet_compare(y, preds)
     plan = gn._pair_plan(result._data, 1, "permutation")
     rng = np.random.default_rng(1)
-    by_cells = gn.resampled_pvalues(plan, "score_pvalue", 400, rng)
+    by_cells = gn.resampled_pvalues(plan, "gs_pvalue", 400, rng)
     ref, other = preds["clf0"], preds["clf1"]
     by_rows = []
     for _ in range(400):
@@ -544,7 +547,7 @@ def test_cell_permutation_has_the_row_level_null_distribution():
         swapped = _quiet_compare(
             y, {"r": np.where(swap, other, ref), "o": np.where(swap, ref, other)}
         )
-        by_rows.append(swapped.table["score_pvalue"].to_numpy())
+        by_rows.append(swapped.table["gs_pvalue"].to_numpy())
     by_rows = np.array(by_rows)
     for k in range(3):
         assert stats.ks_2samp(by_cells[:, k], by_rows[:, k]).pvalue > 0.001

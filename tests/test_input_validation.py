@@ -27,8 +27,8 @@ P = {"a": np.array([0, 1, 0, 0, 1, 2]), "b": np.array([1, 1, 1, 0, 0, 2])}
         (dict(y_true=np.array([0, 1, np.nan, 0, 1, 2])), "y_true contains NaN"),
         (dict(y_true=np.ones((6, 2))), "y_true must be 1-D"),
         (dict(y_true=[], y_preds={"a": [], "b": []}), "y_true is empty"),
-        (dict(alpha=1.5), "alpha must be a number strictly between 0 and 1"),
-        (dict(engine="R"), "engine must be one of"),
+        (dict(confidence_level=1.5), "confidence_level"),
+        (dict(engine="R"), "engine"),
         (dict(groups=[1, 2]), "groups has 2 entries but y_true has 6 rows"),
         (
             dict(y_true=np.array(["a", None, "b", "a", "b", "a"], dtype=object)),
@@ -67,7 +67,7 @@ def test_reference_is_first_column_of_comparison():
     result = compare_precision(Y, P, reference="b")
     assert result.reference == "b"
     assert set(result.table["classifier"]) == {"a"}
-    assert result.classifiers == ["b", "a"]
+    assert result.classifiers == ("b", "a")
 
 
 def test_get_and_getitem_errors():

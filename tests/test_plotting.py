@@ -80,20 +80,20 @@ def test_forest_plot_png(comparisons, tmp_path):
     t = result.table
     # One hollow estimate per row, filled over it where the CI excludes 1.
     hollow, filled = [line for line in ax.get_lines() if line.get_marker() == "s"]
-    np.testing.assert_allclose(hollow.get_xdata(), t["rp"])
-    significant = (t["rp_ci_low"] > 1) | (t["rp_ci_high"] < 1)
+    np.testing.assert_allclose(hollow.get_xdata(), t["ratio"])
+    significant = (t["ratio_ci_low"] > 1) | (t["ratio_ci_high"] < 1)
     assert len(filled.get_xdata()) == significant.sum()
     # Confidence intervals: one segment per row, from low to high.
     segments = ax.collections[0].get_segments()
     assert len(segments) == len(t)
-    np.testing.assert_allclose([s[0][0] for s in segments], t["rp_ci_low"])
-    np.testing.assert_allclose([s[1][0] for s in segments], t["rp_ci_high"])
+    np.testing.assert_allclose([s[0][0] for s in segments], t["ratio_ci_low"])
+    np.testing.assert_allclose([s[1][0] for s in segments], t["ratio_ci_high"])
     assert [tick.get_text() for tick in ax.get_yticklabels()] == ["class 0", "class 1", "class 2"]
     assert ax.get_xscale() == "log"
     assert "95% CI" in ax.get_xlabel() and "nb / rf" in ax.get_xlabel()
     # The annotations give each row's RP and CI.
     texts = [t_.get_text() for t_ in ax.texts]
-    assert f"{t['rp'].iloc[0]:.2f} ({t['rp_ci_low'].iloc[0]:.2f}, " in texts[0]
+    assert f"{t['ratio'].iloc[0]:.2f} ({t['ratio_ci_low'].iloc[0]:.2f}, " in texts[0]
 
 
 def test_forest_plot_reference_line_at_one(comparisons, tmp_path):
@@ -147,7 +147,7 @@ def test_forest_plot_from_table_and_recall(comparisons):
 
 
 def test_forest_plot_validation(comparisons):
-    with pytest.raises(ValueError, match="PrecisionComparison"):
+    with pytest.raises(ValueError, match="PairedComparison"):
         plot_relative_precision([1, 2, 3])
     with pytest.raises(ValueError, match="not in the comparison"):
         plot_relative_precision(comparisons["three"], classifier="svm")
@@ -189,7 +189,7 @@ def _replicability_result():
     return ReplicabilityResult(
         pd.DataFrame(tables),
         pd.DataFrame(rows),
-        test="score",
+        test="gs",
         label=0,
         classifier="NB",
         reference="RF",
@@ -240,7 +240,7 @@ def test_replicability_plot_with_rejection_rate_and_table():
 @pytest.fixture(scope="module")
 def rates():
     return rejection_rates(
-        ("score", "z"),
+        ("gs", "z"),
         n_samples=[100, 1000],
         precision=[(0.7 * (1 + d / 100), 0.7) for d in (0, 5, 10, 15, 20)],
         correlation=0.4,
@@ -264,7 +264,7 @@ def test_power_plot_png(rates, tmp_path):
         np.testing.assert_allclose(line.get_xdata(), [0, 5, 10, 15, 20], atol=1e-9)
     gs = next(line for line in curves if line.get_label() == "GS, n = 1000")
     expected = rates[
-        (rates["test"] == "score") & (rates["n_samples"] == 1000) & (rates["class"] == 1)
+        (rates["test"] == "gs") & (rates["n_samples"] == 1000) & (rates["class"] == 1)
     ].sort_values("percent_difference")
     np.testing.assert_allclose(gs.get_ydata(), expected["rejection_rate"])
     level = [line for line in ax.get_lines() if line.get_label() == "alpha = 0.05"]
@@ -276,7 +276,7 @@ def test_power_plot_options(rates):
     fig, ax = plt.subplots()
     assert plot_power(rates, ax=ax, label=0) is ax
     two_rho = rejection_rates(
-        "score",
+        "gs",
         n_samples=200,
         precision=(0.75, 0.7),
         correlation=[0.0, 0.2, 0.4],
@@ -288,7 +288,7 @@ def test_power_plot_options(rates):
     with pytest.raises(ValueError, match="not in rates"):
         plot_power(rates, label=5)
     three = rejection_rates(
-        "score", n_samples=200, precision=(0.75, 0.7), n_classes=3, n_simulations=50, random_state=0
+        "gs", n_samples=200, precision=(0.75, 0.7), n_classes=3, n_simulations=50, random_state=0
     )
     with pytest.raises(ValueError, match="label is needed"):
         plot_power(three)

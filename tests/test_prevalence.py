@@ -1,4 +1,4 @@
-"""Precision at a known prevalence (PrecisionComparison.at_prevalence)."""
+"""Precision at a known prevalence (PairedComparison.at_prevalence)."""
 
 import json
 import warnings
@@ -19,11 +19,6 @@ from sklearn_precision_stats.across_classes._prevalence import (
 )
 
 from .conftest import REFERENCE, make_correlated_predictions
-
-needs_reference = pytest.mark.skipif(
-    not (REFERENCE / "precision_reference.json").exists(),
-    reason="../shared/reference is not beside the repository",
-)
 
 
 def _quiet_compare(*args, **kwargs):
@@ -46,7 +41,6 @@ def _by_hand(y, pred, k, pi, alpha=0.05):
     return value, ends[0], ends[1]
 
 
-@needs_reference
 @pytest.mark.parametrize("name", ["paired1", "synthetic1"])
 def test_analytic_interval_equals_dtcompair(name):
     ref = json.loads((REFERENCE / "precision_reference.json").read_text())[name]
@@ -63,7 +57,7 @@ def test_analytic_interval_equals_dtcompair(name):
 
 def test_columns_and_hand_values_multiclass():
     y, preds, _ = make_correlated_predictions(600, 4, 3, seed=3)
-    result = _quiet_compare(y, preds, alpha=0.1)
+    result = _quiet_compare(y, preds, confidence_level=0.9)
     prevalence = {3: 0.05, 1: 0.4}
     out = result.at_prevalence(prevalence, n_resamples=100, random_state=0)
     assert list(out.columns) == AT_PREVALENCE_COLUMNS
@@ -113,12 +107,12 @@ def test_rp_is_the_ratio_of_updated_precisions_with_a_bootstrap_interval():
     out = result.at_prevalence({0: 0.2, 2: 0.5}, n_resamples=400, random_state=1)
     for k in (0, 2):
         rows = out[out["class"] == k].set_index("classifier")
-        assert rows.loc["clf0", ["rp", "rp_ci_low", "rp_ci_high"]].isna().all()
+        assert rows.loc["clf0", ["ratio", "ratio_ci_low", "ratio_ci_high"]].isna().all()
         for name in ("clf1", "clf2"):
             updated = rows["precision_at_prevalence"]
             ratio = updated[name] / updated["clf0"]
-            assert rows.loc[name, "rp"] == pytest.approx(ratio, rel=1e-12)
-            assert rows.loc[name, "rp_ci_low"] < ratio < rows.loc[name, "rp_ci_high"]
+            assert rows.loc[name, "ratio"] == pytest.approx(ratio, rel=1e-12)
+            assert rows.loc[name, "ratio_ci_low"] < ratio < rows.loc[name, "ratio_ci_high"]
 
 
 def test_bootstrap_is_reproducible_and_close_to_analytic():
@@ -132,7 +126,7 @@ def test_bootstrap_is_reproducible_and_close_to_analytic():
     assert not np.allclose(a["ci_low"], c["ci_low"])
     analytic = result.at_prevalence(kwargs["prevalence"], n_resamples=1000, random_state=3)
     # Same draws for the ratio interval whatever the precision interval.
-    pd.testing.assert_series_equal(a["rp_ci_low"], analytic["rp_ci_low"])
+    pd.testing.assert_series_equal(a["ratio_ci_low"], analytic["ratio_ci_low"])
     width = analytic["ci_high"] - analytic["ci_low"]
     np.testing.assert_allclose(a["ci_low"], analytic["ci_low"], atol=0.15 * width.max())
     np.testing.assert_allclose(a["ci_high"], analytic["ci_high"], atol=0.15 * width.max())
@@ -152,15 +146,15 @@ def test_clustered_rows_resample_records():
     )
     a = once.at_prevalence(0.2, n_resamples=1500, random_state=0)
     b = twice.at_prevalence(0.2, n_resamples=1500, random_state=0)
-    cols = ["precision", "precision_at_prevalence", "ci_low", "ci_high", "rp"]
+    cols = ["precision", "precision_at_prevalence", "ci_low", "ci_high", "ratio"]
     pd.testing.assert_frame_equal(a[cols], b[cols], rtol=1e-10)
     boot_a = once.at_prevalence(0.2, ci="bootstrap", n_resamples=1500, random_state=0)
     boot_b = twice.at_prevalence(0.2, ci="bootstrap", n_resamples=1500, random_state=1)
     width_a = boot_a["ci_high"] - boot_a["ci_low"]
     width_b = boot_b["ci_high"] - boot_b["ci_low"]
     np.testing.assert_allclose(width_b, width_a, rtol=0.15)
-    rp_a = (boot_a["rp_ci_high"] - boot_a["rp_ci_low"]).dropna()
-    rp_b = (boot_b["rp_ci_high"] - boot_b["rp_ci_low"]).dropna()
+    rp_a = (boot_a["ratio_ci_high"] - boot_a["ratio_ci_low"]).dropna()
+    rp_b = (boot_b["ratio_ci_high"] - boot_b["ratio_ci_low"]).dropna()
     np.testing.assert_allclose(rp_b, rp_a, rtol=0.15)
 
 

@@ -45,15 +45,15 @@ def gee_recall_reference(y, pred, pred_ref, k, groups):
     return {
         "recall": endog[is_clf == 1].mean(),
         "recall_reference": endog[is_clf == 0].mean(),
-        "n_true": int(rows.sum()),
+        "n": int(rows.sum()),
         "log_or": full.params[1],
         "log_or_se": full.bse[1],
         "wald_stat": (full.params[1] / full.bse[1]) ** 2,
         "wald_pvalue": full.pvalues[1],
-        "score_stat": score["statistic"],
-        "score_pvalue": score["p-value"],
-        "rr": np.exp(log_link.params[1]),
-        "rr_se_log": log_link.bse[1],
+        "gs_stat": score["statistic"],
+        "gs_pvalue": score["p-value"],
+        "ratio": np.exp(log_link.params[1]),
+        "ratio_se_log": log_link.bse[1],
     }
 
 
@@ -66,13 +66,13 @@ def check_against_gee(table, y, preds, reference, groups):
         )
         for column, expected in ref.items():
             assert row[column] == pytest.approx(expected, rel=RTOL, abs=1e-300), column
-        assert row["n_true_reference"] == ref["n_true"]
+        assert row["n_reference"] == ref["n"]
         z = 1.959963984540054
         assert row["or_ci_low"] == pytest.approx(
             np.exp(ref["log_or"] - z * ref["log_or_se"]), rel=1e-8
         )
-        assert row["rr_ci_high"] == pytest.approx(
-            ref["rr"] * np.exp(z * ref["rr_se_log"]), rel=1e-8
+        assert row["ratio_ci_high"] == pytest.approx(
+            ref["ratio"] * np.exp(z * ref["ratio_se_log"]), rel=1e-8
         )
 
 
@@ -113,8 +113,8 @@ def test_paired_rows_match_gee_and_mcnemar(seed):
             exact=False,
             correction=False,
         )
-        assert row["score_stat"] == pytest.approx(mc.statistic, rel=RTOL)
-        assert row["score_pvalue"] == pytest.approx(mc.pvalue, rel=RTOL)
+        assert row["gs_stat"] == pytest.approx(mc.statistic, rel=RTOL)
+        assert row["gs_pvalue"] == pytest.approx(mc.pvalue, rel=RTOL)
 
 
 @pytest.mark.parametrize("seed", [3, 4])
@@ -135,7 +135,7 @@ def test_repeated_rows_with_groups_match_clustered_gee(seed):
     # Ignoring the clusters changes the score statistic: the test is not
     # silently treating the 600 rows as independent.
     naive = compare_recall(y, preds).table
-    assert not np.allclose(naive["score_stat"], table["score_stat"], rtol=1e-3)
+    assert not np.allclose(naive["gs_stat"], table["gs_stat"], rtol=1e-3)
 
 
 def test_string_labels_and_record_ids():
@@ -155,7 +155,7 @@ def test_string_labels_and_record_ids():
     check_against_gee(table, y, preds, "knn", groups)
     # Integer and string encodings of the same data agree.
     as_int = compare_recall(y_int, preds_int, reference="knn", groups=groups).table
-    np.testing.assert_allclose(as_int["score_stat"], table["score_stat"], rtol=1e-12)
+    np.testing.assert_allclose(as_int["gs_stat"], table["gs_stat"], rtol=1e-12)
 
 
 def test_identical_predictions_are_undefined_not_crashing():
@@ -164,5 +164,5 @@ def test_identical_predictions_are_undefined_not_crashing():
     pred = noisy_predictions(rng, y, 2, 0.8)
     with pytest.warns(UndefinedStatisticWarning):
         table = compare_recall(y, {"a": pred, "b": pred.copy()}).table
-    assert table["score_stat"].isna().all()
+    assert table["gs_stat"].isna().all()
     assert (table["recall"] == table["recall_reference"]).all()

@@ -1,4 +1,10 @@
-"""Agreement with R DTComPair and geepack (../shared/reference)."""
+"""Agreement with R DTComPair and geepack.
+
+The reference values in ``tests/data/precision_reference.json`` were computed
+with R DTComPair 1.2.6 and geepack 1.3.9 on the records in ``tests/data``
+(``paired1.csv``, ``synthetic1.csv``); the file's ``about`` entry says which R
+function gives which value.
+"""
 
 import json
 
@@ -10,23 +16,18 @@ from sklearn_precision_stats import compare_precision
 
 from .conftest import REFERENCE
 
-pytestmark = pytest.mark.skipif(
-    not (REFERENCE / "precision_reference.json").exists(),
-    reason="../shared/reference is not beside the repository",
-)
-
 KEYS = {  # reference key -> table column
     "precision": "precision",
     "precision_ref": "precision_reference",
-    "score_stat": "score_stat",
-    "score_pvalue": "score_pvalue",
+    "score_stat": "gs_stat",
+    "score_pvalue": "gs_pvalue",
     "wgs_stat": "wgs_stat",
     "wgs_pvalue": "wgs_pvalue",
-    "rp": "rp",
-    "rp_se_log": "rp_se_log",
-    "rp_ci_low": "rp_ci_low",
-    "rp_ci_high": "rp_ci_high",
-    "rp_pvalue": "rp_pvalue",
+    "rp": "ratio",
+    "rp_se_log": "ratio_se_log",
+    "rp_ci_low": "ratio_ci_low",
+    "rp_ci_high": "ratio_ci_high",
+    "rp_pvalue": "ratio_pvalue",
     "log_or": "log_or",
     "log_or_se": "log_or_se",
     "wald_stat": "wald_stat",
@@ -53,8 +54,10 @@ def test_dtcompair_and_geepack_values(reference, name, engine):
 
 
 def test_paper_wald_erratum_value(reference):
-    # SPEC 3.1: the corrected closed form of eq. (8)/(34) gives 5.41110018683347
-    # on paired1; check it by hand from the cells of Table 3.
+    # The paper's closed forms (8) and (34) put P1(1-P1)/T1 + P2(1-P2)/T5 in
+    # the denominator; the form that equals the GEE sandwich (and geepack) is
+    # P2(1-P2)/T1 + P1(1-P1)/T5 - 2C/(T1 T5). Check it by hand from the cells
+    # of the paper's Table 3 on paired1.
     d = pd.read_csv(REFERENCE / "paired1.csv")
     p1 = d.d[d.y1 == 1].mean()  # reference
     p2 = d.d[d.y2 == 1].mean()
@@ -70,7 +73,9 @@ def test_paper_wald_erratum_value(reference):
 
 
 def test_kosinski_closed_forms_by_hand():
-    # Paper eqs. (12)-(14) with SPEC's C_P: GS with W_P, WGS without.
+    # Paper eqs. (12)-(14), C_P = (n5 (1-P)^2 + n1 P^2) / (T1 + T5) with the
+    # pooled precision P: GS (Leisenring et al. 2000) includes W_P, WGS
+    # (Kosinski 2013) leaves it out.
     d = pd.read_csv(REFERENCE / "synthetic1.csv")
     p1, p2 = d.d[d.y1 == 1].mean(), d.d[d.y2 == 1].mean()
     t1, t5 = (d.y1 == 1).sum(), (d.y2 == 1).sum()
@@ -82,12 +87,13 @@ def test_kosinski_closed_forms_by_hand():
     gs = (p1 - p2) ** 2 / ((pool * (1 - pool) + wp - 2 * cp) * (1 / t1 + 1 / t5))
     wgs = (p1 - p2) ** 2 / ((pool * (1 - pool) - 2 * cp) * (1 / t1 + 1 / t5))
     row = compare_precision(d.d, {"y1": d.y1, "y2": d.y2}).get(1)
-    assert row["score_stat"] == pytest.approx(gs, rel=1e-12)
+    assert row["gs_stat"] == pytest.approx(gs, rel=1e-12)
     assert row["wgs_stat"] == pytest.approx(wgs, rel=1e-12)
 
 
 def test_rp_moskowitz_pepe_with_cell_proportions():
-    # SPEC 3.4 erratum: eq. (18) with cell proportions n_k / N and no /N in (19).
+    # Moskowitz and Pepe (2006): the paper's eq. (18) holds with cell
+    # proportions n_k / N; with counts, as printed, the /N in (19) is wrong.
     d = pd.read_csv(REFERENCE / "paired1.csv")
     # Classifier 1 of the paper = y2 (numerator of rp), classifier 2 = y1.
     c1, c2, D = d.y2 == 1, d.y1 == 1, d.d == 1
@@ -101,5 +107,5 @@ def test_rp_moskowitz_pepe_with_cell_proportions():
         (n5 + n7) * (n5 + n6)
     )
     row = compare_precision(d.d, {"y1": d.y1, "y2": d.y2}).get(1)
-    assert row["rp"] == pytest.approx(p1 / p2, rel=1e-12)
-    assert row["rp_se_log"] == pytest.approx(np.sqrt(sigma2 / N), rel=1e-10)
+    assert row["ratio"] == pytest.approx(p1 / p2, rel=1e-12)
+    assert row["ratio_se_log"] == pytest.approx(np.sqrt(sigma2 / N), rel=1e-10)

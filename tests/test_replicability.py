@@ -96,7 +96,7 @@ def test_small_run_layout(small_run, cancer):
     _, y = cancer
     res = small_run
     assert isinstance(res, ReplicabilityResult)
-    assert (res.test, res.label, res.classifier, res.reference) == ("score", 1, "nb", "tree")
+    assert (res.test, res.label, res.classifier, res.reference) == ("gs", 1, "nb", "tree")
     t = res.table
     assert list(t[["sample_size", "test_size"]].itertuples(index=False, name=None)) == [
         (569, 0.3),
@@ -146,8 +146,8 @@ def test_one_experiment_recomputed_by_hand(small_run, cancer):
         for name, est in [("tree", DecisionTreeClassifier(random_state=0)), ("nb", GaussianNB())]
     }
     expected = compare_precision(y[test], preds, reference="tree").get(1)
-    assert row["pvalue"] == pytest.approx(expected["score_pvalue"], rel=1e-12)
-    assert row["statistic"] == pytest.approx(expected["score_stat"], rel=1e-12)
+    assert row["pvalue"] == pytest.approx(expected["gs_pvalue"], rel=1e-12)
+    assert row["statistic"] == pytest.approx(expected["gs_stat"], rel=1e-12)
     assert row["precision"] == pytest.approx(expected["precision"])
     assert row["precision_reference"] == pytest.approx(expected["precision_reference"])
 
@@ -176,7 +176,7 @@ def test_rp_outcome_is_ci_excluding_one(cancer):
         X,
         y,
         label=0,
-        test="rp",
+        test="ratio",
         sample_sizes=(0.5,),
         test_sizes=(0.5,),
         n_repeats=3,

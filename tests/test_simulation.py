@@ -11,6 +11,7 @@ from statsmodels.stats.proportion import proportions_ztest
 
 from sklearn_precision_stats import compare_precision
 from sklearn_precision_stats.engine._counts import counts_from_joint_table
+from sklearn_precision_stats.engine._roles import ROLES
 from sklearn_precision_stats.simulation import (
     _cell_probabilities,
     _check_precision,
@@ -176,13 +177,13 @@ def test_batched_pvalues_equal_compare_precision():
     rng = np.random.RandomState(0)
     cells = _model((0.75, 0.7), None, 0.3, 3).transpose(0, 2, 1)
     tables = rng.multinomial(300, cells.ravel(), size=5).reshape((5,) + cells.shape)
-    got = _simulated_pvalues(tables, ("score", "wald", "rp", "wgs", "z"), 0.05)
+    got = _simulated_pvalues(tables, ("gs", "wald", "ratio", "wgs", "z"), 0.05)
     for r in range(5):
         # Expand table r into records: axes (truth, reference, classifier).
         idx = np.repeat(np.arange(tables[r].size), tables[r].ravel())
         y, ref, clf = np.unravel_index(idx, cells.shape)
         t = compare_precision(y, {"ref": ref, "clf": clf}).table
-        for test in ("score", "wald", "rp", "wgs"):
+        for test in ("gs", "wald", "ratio", "wgs"):
             np.testing.assert_allclose(got[test][r], t[f"{test}_pvalue"], rtol=1e-10)
         for k in range(3):
             counts = [np.sum((clf == k) & (y == k)), np.sum((ref == k) & (y == k))]
@@ -204,7 +205,7 @@ def test_naive_ztest_equals_statsmodels_and_broadcasts():
 
 def test_counts_of_simulated_tables_have_the_asked_precision():
     cells = _model((0.8, 0.7), None, 0.2, 2).transpose(0, 2, 1)
-    counts = counts_from_joint_table(cells * 1e6, 2)
+    counts = counts_from_joint_table(cells * 1e6, 2, ROLES["precision"])
     precision = counts.successes / (counts.successes + counts.failures)
     np.testing.assert_allclose(precision, [[0.7, 0.8], [0.7, 0.8]], atol=1e-12)
 
@@ -222,7 +223,7 @@ SIZE_BAND = (0.038, 0.062)
 )
 def test_gs_holds_its_size_under_correlated_null(n, rho, n_classes):
     rates = rejection_rates(
-        ("score", "z"),
+        ("gs", "z"),
         n_samples=n,
         precision=(0.75, 0.75),
         correlation=rho,
@@ -230,7 +231,7 @@ def test_gs_holds_its_size_under_correlated_null(n, rho, n_classes):
         n_simulations=4000,
         random_state=0,
     )
-    gs = rates[rates["test"] == "score"]
+    gs = rates[rates["test"] == "gs"]
     assert len(gs) == n_classes
     assert (gs["n_defined"] == 4000).all()
     assert gs["rejection_rate"].between(*SIZE_BAND).all(), gs
@@ -242,7 +243,7 @@ def test_gs_holds_its_size_under_correlated_null(n, rho, n_classes):
 
 def test_power_rises_with_n_and_difference():
     rates = rejection_rates(
-        ("score", "wald", "rp"),
+        ("gs", "wald", "ratio"),
         n_samples=[200, 800],
         precision=[(0.70, 0.70), (0.75, 0.70), (0.80, 0.70)],
         correlation=0.3,
@@ -265,7 +266,7 @@ def test_z_test_is_less_powerful_than_gs_under_positive_correlation():
     # The paper's Figure 1: at n = 100 and 1000 the Z test, which treats
     # the two precisions as independent, rejects far less often.
     rates = rejection_rates(
-        ("score", "z"),
+        ("gs", "z"),
         n_samples=[100, 1000],
         precision=[(0.77, 0.70), (0.84, 0.70)],
         correlation=0.4,
@@ -276,11 +277,11 @@ def test_z_test_is_less_powerful_than_gs_under_positive_correlation():
     se = rates["mc_se"]
     for n in (100, 1000):
         for p1 in (0.77, 0.84):
-            gs, z = rates.loc[(n, p1, "score")], rates.loc[(n, p1, "z")]
+            gs, z = rates.loc[(n, p1, "gs")], rates.loc[(n, p1, "z")]
             if gs["rejection_rate"] > 0.99 and n == 1000 and p1 == 0.84:
                 continue  # both saturate at 1 (Figure 1b's right half)
             gap = gs["rejection_rate"] - z["rejection_rate"]
-            assert gap > 4 * np.hypot(se[(n, p1, "score")], se[(n, p1, "z")]) + 0.02, (n, p1)
+            assert gap > 4 * np.hypot(se[(n, p1, "gs")], se[(n, p1, "z")]) + 0.02, (n, p1)
 
 
 def test_without_correlation_z_is_still_conservative_but_closer():
@@ -288,7 +289,7 @@ def test_without_correlation_z_is_still_conservative_but_closer():
     # the records both predict positive, so Z under-rejects; correlation
     # widens the gap.
     rates = rejection_rates(
-        ("score", "z"),
+        ("gs", "z"),
         n_samples=500,
         precision=(0.78, 0.70),
         correlation=[0.0, 0.4],
@@ -296,8 +297,8 @@ def test_without_correlation_z_is_still_conservative_but_closer():
         random_state=3,
     )
     r = rates[rates["class"] == 1].set_index(["correlation", "test"])["rejection_rate"]
-    assert r[(0.0, "score")] > r[(0.0, "z")]
-    assert r[(0.4, "score")] - r[(0.4, "z")] > r[(0.0, "score")] - r[(0.0, "z")]
+    assert r[(0.0, "gs")] > r[(0.0, "z")]
+    assert r[(0.4, "gs")] - r[(0.4, "z")] > r[(0.0, "gs")] - r[(0.0, "z")]
 
 
 def test_rejection_rates_table_layout_and_reproducibility():
@@ -307,7 +308,7 @@ def test_rejection_rates_table_layout_and_reproducibility():
         correlation=[0.0, 0.2],
         n_simulations=200,
     )
-    rates = rejection_rates(("score", "z"), **kwargs, random_state=5)
+    rates = rejection_rates(("gs", "z"), **kwargs, random_state=5)
     assert len(rates) == 2 * 2 * 2 * 2 * 2  # sizes x settings x rho x tests x classes
     assert list(rates.columns) == [
         "n_samples",
@@ -327,7 +328,7 @@ def test_rejection_rates_table_layout_and_reproducibility():
     np.testing.assert_allclose(
         sorted(rates["percent_difference"].unique()), [0.0, 100 * (0.8 / 0.7 - 1)]
     )
-    again = rejection_rates(("score", "z"), **kwargs, random_state=5)
+    again = rejection_rates(("gs", "z"), **kwargs, random_state=5)
     assert rates.equals(again)
     ok = rates["n_defined"] > 0
     np.testing.assert_allclose(
@@ -341,7 +342,7 @@ def test_rejection_rates_per_class_settings():
     # and 2 are under the null, class 1 is not.
     prec = [[[0.75, 0.85, 0.75], [0.75, 0.70, 0.75]]]
     rates = rejection_rates(
-        "score",
+        "gs",
         n_samples=3000,
         precision=prec,
         n_classes=3,
@@ -367,7 +368,7 @@ def test_rejection_rates_is_fast():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"tests": ("score", "t")}, "tests must be"),
+        ({"tests": ("gs", "t")}, "tests must be"),
         ({"tests": ()}, "tests must be"),
         ({"n_samples": [100, 0]}, "n_samples"),
         ({"n_simulations": 0}, "n_simulations"),
@@ -378,7 +379,7 @@ def test_rejection_rates_is_fast():
 )
 def test_rejection_rates_validation(kwargs, match):
     args = {"n_samples": 100, "precision": (0.7, 0.7), **kwargs}
-    tests = args.pop("tests", ("score",))
+    tests = args.pop("tests", ("gs",))
     with pytest.raises(ValueError, match=match):
         rejection_rates(tests, **args)
 

@@ -17,10 +17,10 @@ def test_classifier_never_predicts_a_class():
     row = result.get(2)
     assert np.isfinite(row["precision_reference"])  # 'a', the reference, predicts 2
     assert np.isnan(row["precision"])
-    for col in ("score_stat", "wgs_stat", "wald_stat", "rp", "rp_pvalue"):
+    for col in ("gs_stat", "wgs_stat", "wald_stat", "ratio", "ratio_pvalue"):
         assert np.isnan(row[col]), col
     # Other classes are still reported.
-    assert np.isfinite(result.get(1)["score_stat"])
+    assert np.isfinite(result.get(1)["gs_stat"])
 
 
 def test_class_only_in_truth_is_reported_as_undefined():
@@ -42,8 +42,8 @@ def test_precision_of_one_makes_wald_nan_but_keeps_score_and_rp():
         result = compare_precision(y, preds)
     row = result.get(1)
     assert np.isnan(row["wald_stat"]) and np.isnan(row["log_or"])
-    assert np.isfinite(row["score_stat"]) and np.isfinite(row["rp"])
-    assert np.isfinite(row["rp_ci_low"])
+    assert np.isfinite(row["gs_stat"]) and np.isfinite(row["ratio"])
+    assert np.isfinite(row["ratio_ci_low"])
 
 
 def test_identical_predictions():
@@ -52,8 +52,8 @@ def test_identical_predictions():
     with pytest.warns(UndefinedStatisticWarning, match="variance estimate is zero"):
         result = compare_precision(y, {"a": p, "b": p.copy()})
     row = result.get(1)
-    assert row["rp"] == 1.0 and row["log_or"] == 0.0
-    for col in ("score_stat", "wgs_stat", "wald_stat", "rp_pvalue", "rp_se_log"):
+    assert row["ratio"] == 1.0 and row["log_or"] == 0.0
+    for col in ("gs_stat", "wgs_stat", "wald_stat", "ratio_pvalue", "ratio_se_log"):
         assert np.isnan(row[col]), col
 
 
@@ -68,8 +68,8 @@ def test_omnibus_nan_with_message_when_one_classifier_is_degenerate():
     with pytest.warns(UndefinedStatisticWarning, match="'c' never predicts"):
         result = compare_precision(y, preds)
     omni = result.omnibus.set_index("class")
-    assert np.isnan(omni.loc[1, "score_stat"]) and np.isnan(omni.loc[1, "wald_stat"])
-    assert np.isfinite(result.get(1, "b")["score_stat"])
+    assert np.isnan(omni.loc[1, "gs_stat"]) and np.isnan(omni.loc[1, "wald_stat"])
+    assert np.isfinite(result.get(1, "b")["gs_stat"])
 
 
 def test_no_warning_when_everything_is_defined():

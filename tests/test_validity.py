@@ -32,7 +32,7 @@ def _simulate(rng, n, *, prevalence=0.4, se=(0.8, 0.8), sp=(0.85, 0.85), agreeme
 
 def _rejection_rates(n, n_sim, seed, alpha=0.05, **kwargs):
     rng = np.random.default_rng(seed)
-    tests = ["score_pvalue", "wgs_pvalue", "wald_pvalue", "rp_pvalue"]
+    tests = ["gs_pvalue", "wgs_pvalue", "wald_pvalue", "ratio_pvalue"]
     rejected = {t: 0 for t in tests}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -50,8 +50,8 @@ def test_size_under_correlated_null():
     # band 0.035..0.065 is about +-3 s.e.
     rates = _rejection_rates(1000, 2000, seed=20261121)
     print("rejection rates under H0 (n=1000, 2000 sims):", rates)
-    assert 0.035 <= rates["score_pvalue"] <= 0.065
-    for test in ("wgs_pvalue", "wald_pvalue", "rp_pvalue"):
+    assert 0.035 <= rates["gs_pvalue"] <= 0.065
+    for test in ("wgs_pvalue", "wald_pvalue", "ratio_pvalue"):
         assert 0.03 <= rates[test] <= 0.07, (test, rates[test])
 
 
@@ -60,5 +60,5 @@ def test_power_rises_with_n():
     small = _rejection_rates(150, 300, seed=1, **kwargs)
     large = _rejection_rates(600, 300, seed=2, **kwargs)
     print("power n=150:", small, "n=600:", large)
-    assert large["score_pvalue"] > small["score_pvalue"] + 0.2
-    assert large["score_pvalue"] > 0.6
+    assert large["gs_pvalue"] > small["gs_pvalue"] + 0.2
+    assert large["gs_pvalue"] > 0.6

@@ -28,7 +28,9 @@ from scipy import sparse, stats
 
 from ..engine._counts import EncodedPredictions, MarginalCounts, _joint_codes
 from ..engine._marginal_model import pairwise_statistics
+from ..results._registry import PVALUE_TESTS, TESTS, check_test
 from ..exceptions import UndefinedStatisticWarning
+from ..utils._random_state import check_random_state_any
 from ..utils._validation import _check_integer
 
 __all__ = ["GlobalTestResult", "combine_pvalues_dependent"]
@@ -38,14 +40,7 @@ _ADJUST_METHODS = ("holm", "bh", "by")
 _RESAMPLINGS = ("permutation", "bootstrap")
 # Test name -> p-value column of the comparison table (before the recall
 # renaming of "rp" to "rr").
-_TEST_COLUMNS = {
-    "score": "score_pvalue",
-    "wgs": "wgs_pvalue",
-    "wald": "wald_pvalue",
-    "gee": "wald_pvalue",
-    "rp": "rp_pvalue",
-    "rr": "rp_pvalue",
-}
+
 # Resamples are drawn in chunks of at most this many (resample, unit) draws,
 # which bounds the memory at a few tens of MB whatever the data size.
 _CHUNK_DRAWS = 2**22
@@ -190,9 +185,10 @@ def combine_pvalues_dependent(pvalues, null_pvalues=None, weights=None, method="
         with a NaN are left out. Without them the covariances are taken as
         zero, which gives Lancaster's (Fisher's) test for independent
         p-values. ``"permutation"`` requires them: it compares the observed
-        statistic with its values on the resamples. Null p-values of
-        exactly 0 are raised to the smallest positive float so that their
-        transform stays finite.
+        statistic with its values on the resamples. For ``"dai-cui"`` the
+        null p-values are bounded to ``[1 / (B + 1), 1 - 1 / (B + 1)]``, the
+        resolution of ``B`` resamples, so that a few p-values of exactly 0
+        cannot make the combination anti-conservative.
     weights : array-like of shape (n_tests,), default=None
         Lancaster's degrees of freedom ``w_i > 0``, one per test (larger
         weight, more influence); 2 for every test when None, which is
@@ -373,8 +369,12 @@ def _offdiagonal_covariance_sum(null_pvalues, weights):
     The variances (diagonal) are left out: Dai and Cui keep their null
     values ``2 w_i``.
     """
-    tiny = np.finfo(float).tiny
-    transformed = stats.chi2.isf(np.maximum(null_pvalues, tiny), weights)
+    # B resampled p-values resolve probabilities no finer than 1 / (B + 1):
+    # bounding them there keeps one row of exact zeros (chi2.isf(0) is
+    # infinite) from dominating the covariances and collapsing the df.
+    resolution = 1.0 / (null_pvalues.shape[0] + 1)
+    bounded = np.clip(null_pvalues, resolution, 1.0 - resolution)
+    transformed = stats.chi2.isf(bounded, weights)
     if transformed.shape[1] < 2:
         return 0.0
     cov = np.atleast_2d(np.cov(transformed, rowvar=False))
@@ -464,10 +464,10 @@ def _adjust(pvalues, method):
     return out
 
 
-def adjusted_pvalues(comparison, test="score", method=("holm", "bh")):
+def adjusted_pvalues(comparison, test="gs", method=("holm", "bh")):
     """The comparison table with per-class adjusted p-values added.
 
-    See :meth:`PrecisionComparison.adjusted_pvalues`.
+    See :meth:`PairedComparison.adjusted_pvalues`.
     """
     column = _test_column(comparison, test)
     methods = [method] if isinstance(method, str) else list(method)
@@ -485,14 +485,7 @@ def adjusted_pvalues(comparison, test="score", method=("holm", "bh")):
 
 
 def _test_column(comparison, test):
-    if test not in _TEST_COLUMNS:
-        raise ValueError(
-            f"test must be one of {sorted(set(_TEST_COLUMNS) - {'rr'})}, got {test!r}."
-        )
-    column = _TEST_COLUMNS[test]
-    if comparison.metric == "recall":
-        column = column.replace("rp_", "rr_")
-    return column
+    return TESTS[check_test(test, PVALUE_TESTS)].pvalue
 
 
 # ---------------------------------------------------------------------------
@@ -501,8 +494,21 @@ def _test_column(comparison, test):
 
 
 def _raw(encoded, array):
-    """Codes 0..K-1 of an encoded array."""
-    return array - encoded.offset if encoded.offset else array
+    """Codes 0..K-1 of an encoded array, as intp.
+
+    Raw labels can be bools (which would index as a mask) or narrow or
+    unsigned integers, in which ``label - offset`` overflows (int8 labels
+    {-100, 100}, uint8 truth with an offset of -1). The shift is done modulo
+    2**bits in the unsigned type of the same width, which is exact because
+    every code lies in [0, 2**bits).
+    """
+    if array.dtype.kind == "b":
+        array = array.view(np.uint8)
+    if not encoded.offset:
+        return array.astype(np.intp, copy=False)
+    unsigned = np.dtype(f"u{array.dtype.itemsize}")
+    shift = np.array(int(encoded.offset) % (1 << (8 * unsigned.itemsize)), dtype=unsigned)
+    return (array.view(unsigned) - shift).astype(np.intp)
 
 
 def _compact(codes, size):
@@ -676,11 +682,22 @@ def _pair_plan(data, other, resampling):
     lookup[data.class_codes] = np.arange(n_classes)
     y = _raw(encoded, encoded.y_true)
     streams = []
+    metric = data.role.metric
     for j, pred in enumerate(preds):
         pred = _raw(encoded, pred)
-        hit = (pred == y).astype(float)
-        cls = lookup[pred] if data.target == "precision" else lookup[y]
-        streams.append((cls, {2 * j: hit, 2 * j + 1: 1.0 - hit}))
+        if metric in ("precision", "recall"):
+            # Each row is in the model of one class: its prediction's or its truth's.
+            hit = (pred == y).astype(float)
+            cls = lookup[pred] if metric == "precision" else lookup[y]
+            streams.append((cls, {2 * j: hit, 2 * j + 1: 1.0 - hit}))
+            continue
+        # NPV and specificity: a row is in the model of every class it is
+        # not predicted as (NPV) or not truly of (specificity).
+        for k, code in enumerate(data.class_codes):
+            inside = pred != code if metric == "npv" else y != code
+            success = (y != code) & (pred != code)
+            cls = np.where(inside, k, -1)
+            streams.append((cls, {2 * j: success.astype(float), 2 * j + 1: inside & ~success}))
     key_unit, key_class, sums = key_sums(unit, n_units, streams, n_classes, 4)
     u = (sums / multiplicity[key_unit][:, None]).reshape(-1, 2, 2)
     raw = _pair_features(u)
@@ -754,18 +771,23 @@ def _class_weights(weights, classes):
 def global_test(
     comparison,
     method="dai-cui",
-    test="score",
+    test="gs",
     n_resamples=1000,
     random_state=None,
     weights=None,
     resampling="permutation",
 ):
-    """Global null test of a comparison; see :meth:`PrecisionComparison.global_test`."""
+    """Global null test of a comparison; see :meth:`PairedComparison.global_test`."""
     if method not in _COMBINE_METHODS:
         raise ValueError(f"method must be one of {_COMBINE_METHODS}, got {method!r}.")
     if resampling not in _RESAMPLINGS:
         raise ValueError(f"resampling must be one of {_RESAMPLINGS}, got {resampling!r}.")
     column = _test_column(comparison, test)
+    if comparison._role.pooled:
+        raise ValueError(
+            f"global_test combines per-class tests, but {comparison.metric} pools the "
+            "classes into one test: read its p-value from the table instead."
+        )
     classes = np.asarray(comparison.classes).tolist()
     if method == "simes":
         if weights is not None:
@@ -780,7 +802,7 @@ def global_test(
     if method in ("dai-cui", "permutation"):
         n_resamples = _check_n_resamples(n_resamples)
         data = _check_data(comparison, f"global_test(method={method!r})")
-        rng = np.random.default_rng(random_state)
+        rng = check_random_state_any(random_state)
     others = comparison.classifiers[1:]
     pvalues = comparison.table[column].to_numpy(dtype=float).reshape(len(classes), -1)
     results = []
@@ -806,7 +828,7 @@ def global_test(
             results.append(_lancaster(p[defined], w, 0.0, method, 0))
             continue
         plan = _pair_plan(data, j + 1, resampling)
-        null = resampled_pvalues(plan, _TEST_COLUMNS[test], n_resamples, rng)[:, defined]
+        null = resampled_pvalues(plan, column, n_resamples, rng)[:, defined]
         complete = ~np.isnan(null).any(axis=1)
         if not complete.all():
             warnings.warn(

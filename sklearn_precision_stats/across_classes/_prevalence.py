@@ -19,6 +19,7 @@ import pandas as pd
 from scipy import stats
 
 from ..exceptions import UndefinedStatisticWarning
+from ..utils._random_state import check_random_state_any
 from ._global_null import (
     _check_data,
     _check_n_resamples,
@@ -44,14 +45,16 @@ AT_PREVALENCE_COLUMNS = [
     "precision_at_prevalence",
     "ci_low",
     "ci_high",
-    "rp",
-    "rp_ci_low",
-    "rp_ci_high",
+    "ratio",
+    "ratio_ci_low",
+    "ratio_ci_high",
 ]
 
 
-def at_prevalence(comparison, prevalence, ci="analytic", n_resamples=2000, random_state=None):
-    """Precision updated to known prevalences; see :meth:`PrecisionComparison.at_prevalence`."""
+def at_prevalence(
+    comparison, prevalence, ci="analytic", n_resamples=2000, random_state=None, confidence_level=None
+):
+    """Precision updated to known prevalences; see :meth:`PairedComparison.at_prevalence`."""
     data = _check_data(comparison, "at_prevalence")
     if comparison.metric != "precision":
         raise ValueError(
@@ -63,7 +66,7 @@ def at_prevalence(comparison, prevalence, ci="analytic", n_resamples=2000, rando
     n_resamples = _check_n_resamples(n_resamples)
     classes = np.asarray(comparison.classes).tolist()
     chosen, pi = _check_prevalence(prevalence, classes)
-    alpha = comparison.alpha
+    alpha = 1.0 - comparison._level(confidence_level)
     names = comparison.classifiers
 
     units = _PrevalenceUnits(data, chosen)
@@ -73,12 +76,13 @@ def at_prevalence(comparison, prevalence, ci="analytic", n_resamples=2000, rando
         updated = _bayes(sens, fpr, pi[:, None])
         precision = tp / (tp + fp)
 
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state_any(random_state)
     boot = units.bootstrap(pi, n_resamples, rng)  # (R, n_classes, n_clf)
     quantiles = [alpha / 2, 1 - alpha / 2]
-    with warnings.catch_warnings():
-        # All-NaN slices are the undefined statistics warned about below.
-        warnings.simplefilter("ignore", RuntimeWarning)
+    # Undefined values are warned about below; numerical warnings are
+    # silenced locally (np.errstate) and all-NaN slices skipped, never by
+    # changing the process-wide warning filters.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if ci == "analytic":
             with np.errstate(divide="ignore", invalid="ignore"):
                 se_log_lr = np.sqrt(units.log_lr_variance(tp, fp, n_pos, n_rows))
@@ -89,12 +93,12 @@ def at_prevalence(comparison, prevalence, ci="analytic", n_resamples=2000, rando
             finite = np.isfinite(log_lr) & np.isfinite(se_log_lr)
             ci_low, ci_high = np.where(finite, ci_low, np.nan), np.where(finite, ci_high, np.nan)
         else:
-            ci_low, ci_high = np.nanquantile(boot, quantiles, axis=0)
+            ci_low, ci_high = _nan_quantiles(boot, quantiles)
         with np.errstate(divide="ignore", invalid="ignore"):
             rp = updated / updated[:, :1]
             rp_boot = boot / boot[..., :1]
         rp_boot = np.where(np.isfinite(rp_boot), rp_boot, np.nan)
-        rp_low, rp_high = np.nanquantile(rp_boot, quantiles, axis=0)
+        rp_low, rp_high = _nan_quantiles(rp_boot, quantiles)
     # The reference's own rows carry no ratio.
     for arr in (rp, rp_low, rp_high):
         arr[:, 0] = np.nan
@@ -111,15 +115,41 @@ def at_prevalence(comparison, prevalence, ci="analytic", n_resamples=2000, rando
             "precision_at_prevalence": updated.ravel(),
             "ci_low": ci_low.ravel(),
             "ci_high": ci_high.ravel(),
-            "rp": rp.ravel(),
-            "rp_ci_low": rp_low.ravel(),
-            "rp_ci_high": rp_high.ravel(),
+            "ratio": rp.ravel(),
+            "ratio_ci_low": rp_low.ravel(),
+            "ratio_ci_high": rp_high.ravel(),
         }
     )
     values = np.asarray(comparison.classes)
     if values.dtype.kind in "iub":
         frame["class"] = frame["class"].astype(values.dtype)
     return frame
+
+
+def _nan_quantiles(samples, quantiles):
+    """``np.nanquantile(samples, quantiles, axis=0)``, NaN where all draws are NaN.
+
+    Columns without a defined draw are left out rather than passed to
+    NumPy, which would warn ("All-NaN slice") for each.
+    """
+    out = np.full((len(quantiles),) + samples.shape[1:], np.nan)
+    defined = ~np.isnan(samples).all(axis=0)
+    if defined.any():
+        out[:, defined] = np.nanquantile(samples[:, defined], quantiles, axis=0)
+    return out
+
+
+def _nan_quantiles(samples, quantiles):
+    """``np.nanquantile(samples, quantiles, axis=0)``, NaN where all draws are NaN.
+
+    Columns without a defined draw are left out rather than passed to
+    NumPy, which would warn ("All-NaN slice") for each.
+    """
+    out = np.full((len(quantiles),) + samples.shape[1:], np.nan)
+    defined = ~np.isnan(samples).all(axis=0)
+    if defined.any():
+        out[:, defined] = np.nanquantile(samples[:, defined], quantiles, axis=0)
+    return out
 
 
 def _bayes(sens, fpr, pi):

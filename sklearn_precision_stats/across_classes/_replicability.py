@@ -15,17 +15,18 @@ import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.model_selection import train_test_split
-from sklearn.utils import _safe_indexing, check_random_state
+from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_consistent_length
 
 from ..comparators._paired_comparator import PairedPrecisionComparator
 from ..exceptions import UndefinedStatisticWarning
-from ..paired._compare import compare_precision
+from ..engine._roles import get_role
+from ..paired._compare import _compare
+from ..results._registry import PVALUE_TESTS, check_test
+from ..utils._random_state import check_random_state_any
 from ..utils._validation import _check_alpha, _check_integer
 
 __all__ = ["replicability", "replicability_score", "ReplicabilityResult"]
-
-_TESTS = ("score", "wgs", "wald", "rp")
 
 
 def replicability_score(outcomes):
@@ -102,7 +103,7 @@ class ReplicabilityResult:
         ``median_pvalue`` and ``replicability``.
     experiments : pandas.DataFrame
         One row per experiment: ``sample_size, test_size, repeat, seed,
-        n_train, n_test, precision, precision_reference, statistic, pvalue,
+        n_train, n_test, <metric>, <metric>_reference, statistic, pvalue,
         defined, rejected``.
     test : str
         The test whose outcomes are scored.
@@ -199,7 +200,7 @@ def _split_indices(y, size, test_size, stratify, seed):
     return train, test
 
 
-def _run_experiment(estimators, X, y, train, test, names, label, classifier, test_name):
+def _run_experiment(estimators, X, y, train, test, names, label, classifier, test_name, metric):
     """Fit every estimator on `train`, compare them on `test` for `label`."""
     X_train, X_test = _safe_indexing(X, train), _safe_indexing(X, test)
     preds = {}
@@ -209,20 +210,24 @@ def _run_experiment(estimators, X, y, train, test, names, label, classifier, tes
         # Small test sets can leave a statistic undefined; it is recorded as
         # NaN and counted in n_undefined rather than warned about per task.
         warnings.simplefilter("ignore", UndefinedStatisticWarning)
-        result = compare_precision(
-            y[test], {n: preds[n] for n in names}, reference=names[0], labels=[label]
+        result = _compare(
+            y[test],
+            {n: preds[n] for n in names},
+            names[0],
+            None,
+            None if get_role(metric).pooled else [label],
+            0.95,
+            "closed-form",
+            metric,
         )
-    row = result.get(label, classifier)
-    if test_name == "rp":
-        with np.errstate(divide="ignore", invalid="ignore"):
-            statistic = np.log(row["rp"]) / row["rp_se_log"]
-    else:
-        statistic = row[f"{test_name}_stat"]
+    row = result.get("all" if get_role(metric).pooled else label, classifier)
+    outcome = result[test_name]
+    outcome = outcome[(outcome["class"] == row["class"]) & (outcome["classifier"] == classifier)]
     return (
-        float(row["precision"]),
-        float(row["precision_reference"]),
-        float(statistic),
-        float(row[f"{test_name}_pvalue"]),
+        float(row[metric]),
+        float(row[f"{metric}_reference"]),
+        float(outcome["statistic"].iloc[0]),
+        float(outcome["pvalue"].iloc[0]),
     )
 
 
@@ -232,7 +237,8 @@ def replicability(
     y,
     *,
     label,
-    test="score",
+    test="gs",
+    metric="precision",
     classifier=None,
     reference=None,
     sample_sizes=(1.0, 0.8, 0.6, 0.4),
@@ -244,12 +250,12 @@ def replicability(
     n_jobs=None,
     verbose=0,
 ):
-    """Replicability of a precision test over repeated train/test experiments.
+    """Replicability of a paired test over repeated train/test experiments.
 
     For every total sample size and test proportion, runs `n_repeats`
     experiments: draw a random subsample of the records, split it into
     train and test, fit clones of the estimators on the train part and test
-    on the test part whether `classifier`'s precision for class `label`
+    on the test part whether `classifier`'s `metric` for class `label`
     differs from the reference's. Bouckaert's replicability (see
     :func:`replicability_score`) of the outcomes "rejected at `alpha`" is
     reported per setting, as in the paper's Figure 3.
@@ -263,11 +269,15 @@ def replicability(
     y : array-like of shape (n_samples,)
         True labels.
     label : hashable
-        The class whose precision is compared (the paper uses class 0 of
-        the diabetic retinopathy data).
-    test : {"score", "wgs", "wald", "rp"}, default="score"
+        The class whose measure is compared (the paper uses class 0 of the
+        diabetic retinopathy data); ignored for ``metric="accuracy"``.
+    test : {"gs", "wgs", "wald", "ratio"}, default="gs"
         The test: generalized score (GS), weighted GS, empirical Wald, or
-        relative precision (rejects when its confidence interval excludes 1).
+        the ratio (relative precision for precision; rejects when its
+        confidence interval excludes 1).
+    metric : {"precision", "npv", "recall", "specificity", "accuracy"}, \
+            default="precision"
+        The measure compared.
     classifier : str, default=None
         The classifier compared with the reference; may be omitted with two
         estimators.
@@ -284,7 +294,7 @@ def replicability(
         Significance level at which an experiment rejects.
     stratify : bool, default=True
         Keep the class proportions of `y` in every subsample and split.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, Generator, RandomState instance or None, default=None
         Draws the seeds of the subsamples and splits. Pass an int for
         reproducible output. The estimators are cloned as given: fix their
         own ``random_state`` too for a run that repeats exactly.
@@ -330,7 +340,7 @@ def replicability(
     0          569        0.3             0            1.0
     1          569        0.5             0            1.0
     2          284        0.3             0            1.0
-    3          284        0.5             1            0.6
+    3          284        0.5             0            1.0
     """
     items = PairedPrecisionComparator(estimators, reference=reference)._named_estimators()
     names = [name for name, _ in items]
@@ -347,8 +357,8 @@ def replicability(
         raise ValueError(
             f"classifier={classifier!r} must name a non-reference estimator, one of {names[1:]}."
         )
-    if test not in _TESTS:
-        raise ValueError(f"test must be one of {_TESTS}, got {test!r}.")
+    check_test(test, PVALUE_TESTS)
+    get_role(metric)
     alpha = _check_alpha(alpha)
     n_repeats = _check_integer(
         n_repeats, "n_repeats", 2, " (replicability compares pairs of experiments)"
@@ -363,17 +373,19 @@ def replicability(
     sizes = _check_sample_sizes(sample_sizes, n_records)
     tsizes = _check_test_sizes(test_sizes)
 
-    rng = check_random_state(random_state)
+    rng = check_random_state_any(random_state)
     settings = [(s, t, r) for s in sizes for t in tsizes for r in range(n_repeats)]
     # Seeds are drawn up front so that the result does not depend on the
     # order in which the parallel tasks run.
-    seeds = rng.randint(np.iinfo(np.int32).max, size=len(settings))
+    seeds = rng.integers(np.iinfo(np.int32).max, size=len(settings))
     splits = [
         _split_indices(y, s, t, stratify, seed)
         for (s, t, _), seed in zip(settings, seeds, strict=True)
     ]
     outputs = Parallel(n_jobs=n_jobs, verbose=verbose)(
-        delayed(_run_experiment)(items, X, y, train, test_idx, names, label, classifier, test)
+        delayed(_run_experiment)(
+            items, X, y, train, test_idx, names, label, classifier, test, metric
+        )
         for train, test_idx in splits
     )
     experiments = pd.DataFrame(
@@ -387,7 +399,7 @@ def replicability(
         }
     )
     out = np.array(outputs, dtype=float).reshape(len(settings), 4)
-    for j, col in enumerate(["precision", "precision_reference", "statistic", "pvalue"]):
+    for j, col in enumerate([metric, f"{metric}_reference", "statistic", "pvalue"]):
         experiments[col] = out[:, j]
     experiments["defined"] = np.isfinite(experiments["pvalue"])
     experiments["rejected"] = experiments["pvalue"] < alpha

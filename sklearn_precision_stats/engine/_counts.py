@@ -1,26 +1,21 @@
-"""Data stacking: from predictions to the marginal model's sufficient statistics.
+"""Sufficient statistics: from labels to the marginal models' sums.
 
 The paper's Algorithms 1 and 2 stack one row per (record, classifier) and,
-for each class, fit a logistic GEE on the rows that predict the class. The
-model is saturated in the classifier indicator, so its fit, sandwich
-covariance and score test depend on the data only through, per class ``k``
-and classifier ``c``:
+for each class, fit a logistic GEE on a subset of the rows. The model is
+saturated in the classifier indicator, so its fit, sandwich covariance and
+score test depend on the data only through, per class ``k`` and classifier
+``c``, the rows whose response is a success or a failure and the sums over
+records of products of a record's counts (:class:`MarginalCounts`).
 
-* ``successes[k, c]`` -- rows in the class-``k`` subset whose response is 1
-  (true positives for precision), and ``failures[k, c]`` (false positives);
-* ``cross[k, c, d, a, b]`` -- the sum over records ``i`` of the products of
-  record ``i``'s counts of outcome ``a`` for classifier ``c`` and outcome
-  ``b`` for classifier ``d`` (``a, b`` index success, failure).
-
-This module computes those sums in O(rows) with :func:`numpy.bincount`.
-With one row per record (a plain test set) all of them follow from the joint
-table of (true label, prediction of each classifier), which is also what a
-paired permutation acts on; with repeated records (stacked cross-validation)
-they are summed per (record, class).
-
-For *recall* the subset is the records of true class ``k`` and the response
-is "predicted ``k``": the same sums, with the roles of truth and prediction
-exchanged.
+Which rows enter and what the response is depends on the measure (its
+*role*, :mod:`._roles`), but every role reads two of the four categories of
+the one-vs-rest confusion matrix (TP, FN, FP, TN). So this module computes
+one statistic for all of them, :class:`CategoryCounts`: per class and
+classifier the rows of each category and the per-record cross sums. With
+one row per record these follow from a few additive agreement counts
+(:class:`AgreementCounts`, also what a chunked or streamed count adds up);
+with repeated records (stacked cross-validation) they are summed per
+(record, class). Everything is O(rows) with :func:`numpy.bincount`.
 """
 
 from typing import NamedTuple
@@ -36,7 +31,8 @@ _MAX_JOINT_CELLS = 2**24
 # are encoded by offset, without sorting.
 _MAX_DIRECT_RANGE = 2**16
 
-_TARGETS = ("precision", "recall")
+# Categories of the one-vs-rest confusion matrix, in CategoryCounts order.
+TP, FN, FP, TN = 0, 1, 2, 3
 
 
 class MarginalCounts(NamedTuple):
@@ -178,21 +174,115 @@ def joint_table(encoded):
     return table.reshape((n_values,) * n_axes)
 
 
-def counts_from_joint_table(table, n_classifiers, target="precision"):
-    """Marginal-model sums from joint tables of one row per record.
+# ---------------------------------------------------------------------------
+# Category counts: one additive statistic for every role
+# ---------------------------------------------------------------------------
 
-    Parameters
+
+class CategoryCounts(NamedTuple):
+    """Per-class counts of the four categories and their record cross sums.
+
+    For class ``k`` and classifier ``c`` every row is a true positive, false
+    negative, false positive or true negative (indices ``TP, FN, FP, TN``).
+    A role (:mod:`._roles`) picks two of them as its response's values.
+    Arrays may carry leading batch axes before the class axis.
+
+    Attributes
     ----------
-    table : ndarray of shape (..., K, K, ..., K)
-        Counts over (truth, pred_1, ..., pred_C); leading axes are batch
-        axes (resamples, for instance).
-    n_classifiers : int
-        C, the number of prediction axes.
-    target : {"precision", "recall"}
+    first : ndarray of shape (..., n_classes, n_classifiers, 4)
+        Rows of each category.
+    second : ndarray of shape (..., n_classes, n_classifiers, n_classifiers, 4, 4)
+        ``sum_i x_icu x_idv`` over records ``i``, with ``x_icu`` the rows of
+        record ``i`` in category ``u`` for classifier ``c``.
+    """
 
-    Returns
-    -------
-    MarginalCounts
+    first: np.ndarray
+    second: np.ndarray
+
+    def take_classes(self, index):
+        """Keep the classes at `index` (an integer array) along the class axis."""
+        return CategoryCounts(
+            np.take(self.first, index, axis=-3), np.take(self.second, index, axis=-5)
+        )
+
+
+class AgreementCounts(NamedTuple):
+    """Records on which labels agree on class ``k``, for one row per record.
+
+    Additive over records, so chunks of records can be counted apart and
+    summed. Leading batch axes are allowed.
+
+    Attributes
+    ----------
+    n : ndarray of shape (...)
+        Records.
+    truth : ndarray of shape (..., n_classes)
+        Records whose true label is ``k``.
+    pred : ndarray of shape (..., n_classes, n_classifiers)
+        Records that classifier ``c`` assigns to ``k``.
+    truth_pred : ndarray of shape (..., n_classes, n_classifiers)
+        Records of class ``k`` that ``c`` assigns to ``k``.
+    pred_pred : ndarray of shape (..., n_classes, n_classifiers, n_classifiers)
+        Records that both ``c`` and ``d`` assign to ``k``.
+    truth_pred_pred : ndarray of shape (..., n_classes, n_classifiers, n_classifiers)
+        Records of class ``k`` that both ``c`` and ``d`` assign to ``k``.
+    """
+
+    n: np.ndarray
+    truth: np.ndarray
+    pred: np.ndarray
+    truth_pred: np.ndarray
+    pred_pred: np.ndarray
+    truth_pred_pred: np.ndarray
+
+    def pooled(self):
+        """The counts of accuracy: one pseudo-class, "predicted" = correct.
+
+        Every record is truly positive, and classifier ``c`` predicts
+        positive when it is right, so recall of the pseudo-class is accuracy.
+        """
+        correct = self.truth_pred.sum(axis=-2, keepdims=True)
+        both = self.truth_pred_pred.sum(axis=-3, keepdims=True)
+        n = np.asarray(self.n, dtype=float)
+        return AgreementCounts(n, n[..., None], correct, correct, both, both)
+
+
+def category_counts(agreement):
+    """Category counts from agreement counts (one row per record).
+
+    With one row per record a record is in exactly one cell of the
+    (truth is k, c predicts k, d predicts k) table; the eight cells follow
+    from the agreement counts by inclusion-exclusion, and each cell is one
+    (category of c, category of d) pair.
+    """
+    a = AgreementCounts(*(np.asarray(x, dtype=float) for x in agreement))
+    n = a.n[..., None, None]
+    t = a.truth[..., :, None]
+    tp = a.truth_pred
+    first = np.stack([tp, t - tp, a.pred - tp, n - t - a.pred + tp], axis=-1)
+
+    nt = a.truth[..., :, None, None]
+    nc, nd = a.pred[..., :, :, None], a.pred[..., :, None, :]
+    ntc, ntd = tp[..., :, :, None], tp[..., :, None, :]
+    ncd, ntcd = a.pred_pred, a.truth_pred_pred
+    second = np.zeros(ncd.shape + (4, 4))
+    # Cell (truth is k, c says k, d says k) -> (category of c, category of d).
+    second[..., TP, TP] = ntcd
+    second[..., TP, FN] = ntc - ntcd
+    second[..., FN, TP] = ntd - ntcd
+    second[..., FN, FN] = nt - ntc - ntd + ntcd
+    second[..., FP, FP] = ncd - ntcd
+    second[..., FP, TN] = nc - ntc - ncd + ntcd
+    second[..., TN, FP] = nd - ntd - ncd + ntcd
+    second[..., TN, TN] = n[..., None] - nt - nc - nd + ntc + ntd + ncd - ntcd
+    return CategoryCounts(first, second)
+
+
+def agreement_from_joint_table(table, n_classifiers):
+    """Agreement counts from joint tables of (truth, pred_1, ..., pred_C).
+
+    Leading axes of `table` beyond the ``C + 1`` label axes are batch axes
+    (resamples, for instance).
     """
     n_clf = n_classifiers
     table = np.asarray(table, dtype=float)
@@ -203,172 +293,186 @@ def counts_from_joint_table(table, n_classifiers, target="precision"):
         drop = tuple(ax for ax in axes if ax - batch not in keep)
         return table.sum(axis=drop) if drop else table
 
-    n_true = marginal(0)  # (..., K): records of each true class
     n_classes = table.shape[-1]
-    shape = table.shape[:batch] + (n_classes, n_clf)
-    successes = np.empty(shape)
-    failures = np.empty(shape)
-    cross = np.zeros(shape + (n_clf, 2, 2))
+    shape = table.shape[:batch]
+    pred = np.empty(shape + (n_classes, n_clf))
+    truth_pred = np.empty_like(pred)
+    pred_pred = np.empty(shape + (n_classes, n_clf, n_clf))
+    truth_pred_pred = np.empty_like(pred_pred)
     for c in range(n_clf):
-        yc = marginal(0, c + 1)  # (..., K_true, K_pred)
-        hits = np.einsum("...kk->...k", yc)
-        successes[..., c] = hits
-        if target == "precision":
-            failures[..., c] = yc.sum(axis=-2) - hits
-        else:
-            failures[..., c] = n_true - hits
-    for c in range(n_clf):
-        for d in range(c, n_clf):
-            if c == d:
-                _fill_diagonal_cross(cross, c, successes[..., c], failures[..., c])
-                continue
-            ycd = marginal(0, c + 1, d + 1)  # (..., K_true, K_c, K_d)
+        yc = marginal(0, c + 1)
+        pred[..., c] = yc.sum(axis=-2)
+        truth_pred[..., c] = np.einsum("...kk->...k", yc)
+        pred_pred[..., c, c] = pred[..., c]
+        truth_pred_pred[..., c, c] = truth_pred[..., c]
+        for d in range(c + 1, n_clf):
+            ycd = marginal(0, c + 1, d + 1)
+            both = np.einsum("...jkk->...k", ycd)
             both_hit = np.einsum("...kkk->...k", ycd)
-            # Records that both classifiers assign to class k (precision).
-            both = np.einsum("...jkk->...k", ycd) if target == "precision" else None
-            _fill_pair_cross(cross, c, d, target, both_hit, both, successes, n_true)
-    return MarginalCounts(successes, failures, cross)
+            pred_pred[..., c, d] = pred_pred[..., d, c] = both
+            truth_pred_pred[..., c, d] = truth_pred_pred[..., d, c] = both_hit
+    truth = marginal(0)
+    n = truth.sum(axis=-1)
+    return AgreementCounts(n, truth, pred, truth_pred, pred_pred, truth_pred_pred)
 
 
-def _fill_pair_cross(cross, c, d, target, both_hit, both, successes, n_true):
-    """Cross sums of classifiers c != d with one row per record.
-
-    A record contributes to both subsets of class k when, for precision,
-    both classifiers predict k (`both`, of which `both_hit` are truly k) and,
-    for recall, whenever it is truly k (`n_true`).
-    """
-    if target == "precision":
-        block = [[both_hit, 0.0], [0.0, both - both_hit]]
-    else:
-        hit_c, hit_d = successes[..., c], successes[..., d]
-        block = [
-            [both_hit, hit_c - both_hit],
-            [hit_d - both_hit, n_true - hit_c - hit_d + both_hit],
-        ]
-    for a in range(2):
-        for b in range(2):
-            cross[..., c, d, a, b] = block[a][b]
-            cross[..., d, c, b, a] = block[a][b]
-
-
-def _fill_diagonal_cross(cross, c, successes, failures):
-    # Within one record a classifier's rows are all successes or all
-    # failures when each record has one row, so the products are the counts.
-    cross[..., c, c, 0, 0] = successes
-    cross[..., c, c, 1, 1] = failures
-
-
-def counts_pairwise_paired(encoded, target="precision"):
-    """Marginal-model sums for one row per record, any number of classes.
+def agreement_from_codes(y, preds, n_values):
+    """Agreement counts from label codes ``0..n_values - 1``, any number of classes.
 
     O(C^2 n) passes of :func:`numpy.bincount`; used when the joint table
     would be too large.
     """
-    n_values = len(encoded.values)
-    off = encoded.offset
-    y = encoded.y_true
-    preds = encoded.preds
     n_clf = len(preds)
 
     def count(values, mask=None):
         if mask is not None:
             values = values[mask]
-        if off:
-            values = values - off
         return np.bincount(values, minlength=n_values).astype(float)
 
     hit = [y == p for p in preds]
-    successes = np.empty((n_values, n_clf))
-    failures = np.empty((n_values, n_clf))
-    n_true = count(y)
+    pred = np.stack([count(p) for p in preds], axis=-1)
+    truth_pred = np.stack([count(y, h) for h in hit], axis=-1)
+    pred_pred = np.empty((n_values, n_clf, n_clf))
+    truth_pred_pred = np.empty_like(pred_pred)
     for c in range(n_clf):
-        successes[:, c] = count(y, hit[c])
-        if target == "precision":
-            failures[:, c] = count(preds[c]) - successes[:, c]
-        else:
-            failures[:, c] = n_true - successes[:, c]
-    cross = np.zeros((n_values, n_clf, n_clf, 2, 2))
-    for c in range(n_clf):
-        _fill_diagonal_cross(cross, c, successes[:, c], failures[:, c])
+        pred_pred[:, c, c] = pred[:, c]
+        truth_pred_pred[:, c, c] = truth_pred[:, c]
         for d in range(c + 1, n_clf):
-            both_hit = count(y, hit[c] & hit[d])
-            both = count(preds[c], preds[c] == preds[d]) if target == "precision" else None
-            _fill_pair_cross(cross, c, d, target, both_hit, both, successes, n_true)
-    return MarginalCounts(successes, failures, cross)
+            pred_pred[:, c, d] = pred_pred[:, d, c] = count(preds[c], preds[c] == preds[d])
+            truth_pred_pred[:, c, d] = truth_pred_pred[:, d, c] = count(y, hit[c] & hit[d])
+    return AgreementCounts(
+        float(y.shape[0]), count(y), pred, truth_pred, pred_pred, truth_pred_pred
+    )
 
 
-def counts_clustered(encoded, record_codes, target="precision"):
-    """Marginal-model sums when records contribute several rows.
+def category_counts_clustered(y, preds, record_codes, n_records, n_values):
+    """Category counts when records contribute several rows.
 
-    Each classifier's rows are summed per (record, class) key; the cross
-    products are then accumulated per class. Sorting the keys costs
-    O(n log n), the rest is O(C^2 n).
+    A record touches class ``k`` when one of its rows has truth or a
+    prediction ``k``; for every touched (record, class) key the rows of each
+    category are summed (the true negatives follow from the record's number
+    of rows), and the products are summed per class. Records that do not
+    touch ``k`` are all true negatives for it, which only adds to the
+    (TN, TN) sums, through ``sum_i rows_i^2``. O(C^2 rows).
+
+    Parameters
+    ----------
+    y : ndarray of intp, shape (n_rows,)
+        True label codes ``0..n_values - 1``.
+    preds : list of ndarray of intp
+        Prediction codes of each classifier.
+    record_codes : ndarray of intp, shape (n_rows,)
+        Record code ``0..n_records - 1`` of each row.
+    n_records, n_values : int
     """
-    n_values = len(encoded.values)
-    off = encoded.offset
-    y = encoded.y_true - off if off else encoded.y_true
-    preds = [p - off if off else p for p in encoded.preds]
     n_clf = len(preds)
-    base = record_codes.astype(np.int64) * n_values
-    keys = [base + p for p in preds] if target == "precision" else [base + y] * n_clf
-    uniq, inverse = np.unique(np.concatenate(keys), return_inverse=True)
-    inverse = inverse.reshape(n_clf, -1)
-    key_class = (uniq % n_values).astype(np.intp)
-    n_keys = uniq.shape[0]
-    per_key = np.empty((n_clf, 2, n_keys))
-    for c in range(n_clf):
-        hit = (y == preds[c]).astype(float)
-        per_key[c, 0] = np.bincount(inverse[c], weights=hit, minlength=n_keys)
-        per_key[c, 1] = np.bincount(inverse[c], minlength=n_keys) - per_key[c, 0]
+    labels = [y, *preds]
+    rows_per_record = np.bincount(record_codes, minlength=n_records).astype(float)
+    # One entry per (row, class the row touches), each class once per row.
+    entries, entry_class = [], []
+    for j, a in enumerate(labels):
+        new = np.ones(a.shape[0], dtype=bool)
+        for m in range(j):
+            new &= a != labels[m]
+        rows = np.flatnonzero(new) if j else np.arange(a.shape[0])
+        entries.append(rows)
+        entry_class.append(a[rows])
+    rows = np.concatenate(entries)
+    cls = np.concatenate(entry_class).astype(np.int64)
+    key_index, key_record, key_class = _class_major_keys(cls, record_codes[rows], n_records)
+    n_keys = key_record.shape[0]
+    truth_is_k = y[rows] == cls
+    x = np.empty((n_keys, n_clf, 4))
+    for c, p in enumerate(preds):
+        category = np.where(truth_is_k, TP, FP) + (p[rows] != cls)  # TP->FN, FP->TN
+        x[:, c] = np.bincount(key_index * 4 + category, minlength=n_keys * 4).reshape(n_keys, 4)
+    record_rows = rows_per_record[key_record]
+    x[..., TN] = record_rows[:, None] - x[..., :TN].sum(axis=-1)
 
-    def by_class(weights):
-        return np.bincount(key_class, weights=weights, minlength=n_values)
+    first = np.empty((n_values, n_clf, 4))
+    second = np.empty((n_values, n_clf, n_clf, 4, 4))
+    # key_class is sorted (class-major keys), so each class is one slice.
+    bounds = np.searchsorted(key_class, np.arange(n_values + 1))
+    flat = x.reshape(n_keys, n_clf * 4)
+    for k in range(n_values):
+        seg = flat[bounds[k] : bounds[k + 1]]
+        first[k] = seg.sum(axis=0).reshape(n_clf, 4)
+        second[k] = (seg.T @ seg).reshape(n_clf, 4, n_clf, 4).transpose(0, 2, 1, 3)
+    # Records that do not touch a class: all their rows are true negatives.
+    total_rows = float(record_codes.shape[0])
+    touched_rows = np.bincount(key_class, weights=record_rows, minlength=n_values)
+    touched_sq = np.bincount(key_class, weights=record_rows**2, minlength=n_values)
+    first[..., TN] += (total_rows - touched_rows)[:, None]
+    second[..., TN, TN] += (np.dot(rows_per_record, rows_per_record) - touched_sq)[:, None, None]
+    return CategoryCounts(first, second)
 
-    successes = np.stack([by_class(per_key[c, 0]) for c in range(n_clf)], axis=-1)
-    failures = np.stack([by_class(per_key[c, 1]) for c in range(n_clf)], axis=-1)
-    cross = np.empty((n_values, n_clf, n_clf, 2, 2))
-    for c in range(n_clf):
-        for d in range(c, n_clf):
-            for a in range(2):
-                for b in range(2):
-                    s = by_class(per_key[c, a] * per_key[d, b])
-                    cross[:, c, d, a, b] = s
-                    cross[:, d, c, b, a] = s
-    return MarginalCounts(successes, failures, cross)
+
+# Keys (class, record) are compacted through a dense presence table up to
+# this size; beyond it through a hash table (pandas.factorize), which keeps
+# the cost linear in the rows where sorting the keys would not be.
+_MAX_DENSE_KEYS = 2**27
 
 
-def marginal_counts(encoded, record_codes=None, n_records=None, target="precision"):
-    """Dispatch to the fastest exact way of computing the sums.
+def _class_major_keys(cls, records, n_records):
+    """Index of each entry's (class, record) key, and the keys sorted by class."""
+    keys = cls * n_records + records
+    size = (int(cls.max()) + 1 if cls.size else 1) * n_records
+    if size <= _MAX_DENSE_KEYS:
+        present = np.bincount(keys, minlength=size) > 0
+        uniq = np.flatnonzero(present)
+        index = (np.cumsum(present) - 1)[keys]
+    else:
+        import pandas as pd
+
+        index, uniq = pd.factorize(keys, sort=True)
+    return index, uniq % n_records, uniq // n_records
+
+
+def statistics_from_codes(y, preds, n_values, record_codes=None, n_records=None):
+    """Category counts of every class, and the classes present.
+
+    Parameters
+    ----------
+    y, preds : ndarray of intp
+        Label codes ``0..n_values - 1``.
+    n_values : int
+    record_codes : ndarray of intp, default=None
+        Record of each row; None for one row per record.
+    n_records : int, default=None
 
     Returns
     -------
-    counts : MarginalCounts
-        Over all codes of ``encoded.values``.
+    categories : CategoryCounts
+        Per class (all ``n_values`` codes).
+    pooled : CategoryCounts
+        The one pseudo-class of accuracy.
     present : ndarray of bool
-        The codes seen as a true label or as a prediction.
+        Codes seen as a true label or as a prediction.
     """
-    if target not in _TARGETS:
-        raise ValueError(f"target must be one of {_TARGETS}, got {target!r}.")
-    if record_codes is not None and n_records < encoded.y_true.shape[0]:
-        counts = counts_clustered(encoded, record_codes, target)
-        return counts, _presence(encoded)
-    table = joint_table(encoded)
-    if table is not None:
-        present = np.zeros(table.shape[0], dtype=bool)
-        for axis in range(table.ndim):
-            others = tuple(ax for ax in range(table.ndim) if ax != axis)
-            present |= table.sum(axis=others) > 0
-        return counts_from_joint_table(table, len(encoded.preds), target), present
-    return counts_pairwise_paired(encoded, target), _presence(encoded)
-
-
-def _presence(encoded):
-    n_values = len(encoded.values)
     present = np.zeros(n_values, dtype=bool)
-    for arr in (encoded.y_true, *encoded.preds):
-        arr = arr - encoded.offset if encoded.offset else arr
+    for arr in (y, *preds):
         present |= np.bincount(arr, minlength=n_values) > 0
-    return present
+    if record_codes is not None and n_records < y.shape[0]:
+        categories = category_counts_clustered(y, preds, record_codes, n_records, n_values)
+        correct = [(p == y).astype(np.intp) for p in preds]
+        ones = np.ones_like(y, dtype=np.intp)
+        pooled = category_counts_clustered(ones, correct, record_codes, n_records, 2)
+        return categories, pooled.take_classes([1]), present
+    n_axes = 1 + len(preds)
+    if n_values**n_axes <= _MAX_JOINT_CELLS:
+        encoded = EncodedPredictions(y, list(preds), np.arange(n_values), 0)
+        agreement = agreement_from_joint_table(joint_table(encoded), len(preds))
+    else:
+        agreement = agreement_from_codes(y, preds, n_values)
+    return category_counts(agreement), category_counts(agreement.pooled()), present
+
+
+def counts_from_joint_table(table, n_classifiers, role):
+    """A role's marginal-model sums from joint tables (batch axes allowed)."""
+    agreement = agreement_from_joint_table(table, n_classifiers)
+    if role.pooled:
+        agreement = agreement.pooled()
+    return role.marginal_counts(category_counts(agreement))
 
 
 def encode_groups(groups):
@@ -381,3 +485,20 @@ def encode_groups(groups):
             return lut[groups - lo], int(present.sum())
     uniq, inverse = np.unique(groups, return_inverse=True)
     return inverse.ravel(), uniq.shape[0]
+
+
+def marginal_counts(encoded, record_codes=None, n_records=None, target="precision"):
+    """Transitional: a role's sums over all codes, and the codes present."""
+    from ._roles import get_role
+
+    off = encoded.offset
+    y = encoded.y_true - off if off else encoded.y_true
+    preds = [p - off if off else p for p in encoded.preds]
+    cats, pooled, present = statistics_from_codes(
+        y.astype(np.intp),
+        [p.astype(np.intp) for p in preds],
+        len(encoded.values),
+        record_codes,
+        n_records,
+    )
+    return get_role(target).marginal_counts(cats), present

@@ -23,7 +23,7 @@ statistics come out as NaN and :func:`diagnose` says why.
 """
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 __all__ = []
 
@@ -52,31 +52,41 @@ def _is_zero(variance, scale):
     return ~(variance > _RELATIVE_ZERO * scale)
 
 
-def _chi2_pvalue(stat, df):
-    return stats.chi2.sf(stat, df)
+def chi2_pvalue(stat, df):
+    """Upper tail of chi2(df); NaN stays NaN (scipy.special, no frozen dists)."""
+    return special.chdtrc(df, stat)
 
 
-def _divide(num, den):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.true_divide(num, den)
+def normal_two_sided_pvalue(z):
+    return 2.0 * special.ndtr(-np.abs(z))
 
 
-def pairwise_statistics(counts, alpha=0.05):
+def normal_quantile(confidence_level):
+    """The two-sided normal critical value of `confidence_level`."""
+    return special.ndtri(0.5 + confidence_level / 2.0)
+
+
+def pairwise_statistics(counts):
     """Two-classifier comparisons of every classifier with the reference.
 
     The reference is classifier 0. Each comparison uses only the rows of the
-    two classifiers, as DTComPair does; for the Wald test, odds ratio and
-    relative precision that is the same as the full model's contrast.
+    two classifiers, as DTComPair does; for the Wald test, odds ratio,
+    ratio and difference that is the same as the full model's contrast.
+    Intervals are left to :func:`add_intervals`, so that one set of
+    statistics serves every confidence level.
 
     Returns
     -------
     dict of ndarray of shape (..., n_classes, n_classifiers - 1)
+        ``value``, ``value_reference`` (the measure), their successes and
+        denominators ``successes``, ``n`` (and ``_reference``), the
+        standard errors ``value_se``, ``value_reference_se`` (sandwich),
+        and the test columns ``gs_stat`` ... ``diff_se``.
     """
     T, F, G = counts.successes, counts.failures, counts.cross
     M = T + F
     with np.errstate(divide="ignore", invalid="ignore"):
         P = T / M
-    z_crit = stats.norm.isf(alpha / 2)
 
     T0, M0, P0 = T[..., :1], M[..., :1], P[..., :1]
     Tc, Mc, Pc = T[..., 1:], M[..., 1:], P[..., 1:]
@@ -85,14 +95,14 @@ def pairwise_statistics(counts, alpha=0.05):
     Gcc = np.moveaxis(Gcc, -1, -3)
     Gc0 = G[..., 1:, 0, :, :]
 
-    # Sandwich at the fitted precisions (Wald, odds ratio, relative precision).
+    # Sandwich at the fitted proportions (Wald, odds ratio, ratio, difference).
     S00 = _residual_products(G00, P0, P0)
     Scc = _residual_products(Gcc, Pc, Pc)
     Sc0 = _residual_products(Gc0, Pc, P0)
 
     with np.errstate(divide="ignore", invalid="ignore"):
         # Var(logit P_c) = S_cc / (M_c P_c (1 - P_c))^2, written so that it
-        # stays finite when computed on the precision scale first.
+        # stays finite when computed on the proportion scale first.
         info_c, info_0 = Mc * Pc * (1 - Pc), M0 * P0 * (1 - P0)
         var_c, var_0 = Scc / info_c**2, S00 / info_0**2
         cov_c0 = Sc0 / (info_c * info_0)
@@ -104,18 +114,25 @@ def pairwise_statistics(counts, alpha=0.05):
         log_or_se = np.sqrt(var_b)
         wald = log_or**2 / var_b
 
-        # Relative precision by the delta method on log P, same sandwich.
-        log_rp = np.log(Pc) - np.log(P0)
+        # Ratio (relative precision, ...) by the delta method on log P.
+        log_ratio = np.log(Pc) - np.log(P0)
         lv_c, lv_0 = Scc / Tc**2, S00 / T0**2
-        var_log_rp = lv_c + lv_0 - 2 * Sc0 / (Tc * T0)
-        rp_defined = np.isfinite(log_rp)
-        rp_se = np.sqrt(
-            np.where(rp_defined & ~_is_zero(var_log_rp, lv_c + lv_0), var_log_rp, np.nan)
+        var_log_ratio = lv_c + lv_0 - 2 * Sc0 / (Tc * T0)
+        ratio_defined = np.isfinite(log_ratio)
+        ratio_se = np.sqrt(
+            np.where(ratio_defined & ~_is_zero(var_log_ratio, lv_c + lv_0), var_log_ratio, np.nan)
         )
-        log_rp = np.where(rp_defined, log_rp, np.nan)
-        rp_z = log_rp / rp_se
+        log_ratio = np.where(ratio_defined, log_ratio, np.nan)
 
-        # Generalized score test: scores at the pooled precision of the pair,
+        # Difference on the proportion scale: the identity-link sandwich.
+        pv_c, pv_0 = Scc / Mc**2, S00 / M0**2
+        var_diff = pv_c + pv_0 - 2 * Sc0 / (Mc * M0)
+        diff = Pc - P0
+        diff_se = np.sqrt(
+            np.where(np.isfinite(diff) & ~_is_zero(var_diff, pv_c + pv_0), var_diff, np.nan)
+        )
+
+        # Generalized score test: scores at the pooled proportion of the pair,
         # with the intercept projected out (Leisenring et al. 2000, eq. 9).
         Mpair = Mc + M0
         Ppool = (Tc + T0) / Mpair
@@ -126,7 +143,7 @@ def pairwise_statistics(counts, alpha=0.05):
         Rc0 = _residual_products(Gc0, Ppool, Ppool)
         var_u = w_0**2 * Rcc - 2 * w_0 * w_c * Rc0 + w_c**2 * R00
         scale_u = w_0**2 * Rcc + w_c**2 * R00
-        score = U**2 / np.where(_is_zero(var_u, scale_u), np.nan, var_u)
+        gs = U**2 / np.where(_is_zero(var_u, scale_u), np.nan, var_u)
 
         # Weighted generalized score (Kosinski 2013): each classifier's own
         # score variance is replaced by its null model value
@@ -139,27 +156,76 @@ def pairwise_statistics(counts, alpha=0.05):
         wgs = U**2 / np.where(_is_zero(var_w, scale_w), np.nan, var_w)
 
     shape = np.broadcast_shapes(Pc.shape, P0.shape)
+
+    def ref(x):
+        return np.broadcast_to(x, shape)
+
     return {
-        "precision": Pc,
-        "precision_reference": np.broadcast_to(P0, shape),
-        "n_predicted": Mc,
-        "n_predicted_reference": np.broadcast_to(M0, shape),
-        "score_stat": score,
-        "score_pvalue": _chi2_pvalue(score, 1),
+        "value": Pc,
+        "value_reference": ref(P0),
+        "value_se": np.sqrt(Scc) / Mc,
+        "value_reference_se": ref(np.sqrt(S00) / M0),
+        "successes": Tc,
+        "successes_reference": ref(T0),
+        "n": Mc,
+        "n_reference": ref(M0),
+        "gs_stat": gs,
+        "gs_pvalue": chi2_pvalue(gs, 1),
         "wgs_stat": wgs,
-        "wgs_pvalue": _chi2_pvalue(wgs, 1),
+        "wgs_pvalue": chi2_pvalue(wgs, 1),
         "wald_stat": wald,
-        "wald_pvalue": _chi2_pvalue(wald, 1),
+        "wald_pvalue": chi2_pvalue(wald, 1),
         "log_or": log_or,
         "log_or_se": log_or_se,
-        "or_ci_low": np.exp(log_or - z_crit * log_or_se),
-        "or_ci_high": np.exp(log_or + z_crit * log_or_se),
-        "rp": np.exp(log_rp),
-        "rp_se_log": rp_se,
-        "rp_ci_low": np.exp(log_rp - z_crit * rp_se),
-        "rp_ci_high": np.exp(log_rp + z_crit * rp_se),
-        "rp_pvalue": 2 * stats.norm.sf(np.abs(rp_z)),
+        "ratio": np.exp(log_ratio),
+        "ratio_se_log": ratio_se,
+        "ratio_pvalue": normal_two_sided_pvalue(log_ratio / ratio_se),
+        "diff": diff,
+        "diff_se": diff_se,
     }
+
+
+def wilson_interval(successes, n, z):
+    """Wilson's score interval of a binomial proportion (vectorised)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = successes / n
+        center = (p + z**2 / (2 * n)) / (1 + z**2 / n)
+        half = z / (1 + z**2 / n) * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2))
+    return center - half, center + half
+
+
+def add_intervals(stats, confidence_level, clustered):
+    """Interval columns of :func:`pairwise_statistics` at `confidence_level`.
+
+    The measure's own interval is Wilson's with one row per record and the
+    cluster-robust (sandwich) Wald interval with repeated records; the odds
+    ratio's and the ratio's are Wald intervals on the log scale, the
+    difference's on its own scale.
+
+    Returns
+    -------
+    dict of ndarray
+    """
+    z = normal_quantile(confidence_level)
+    out = {}
+    for name in ("value", "value_reference"):
+        if clustered:
+            est, se = stats[name], stats[f"{name}_se"]
+            low, high = est - z * se, est + z * se
+        else:
+            suffix = name[len("value") :]
+            low, high = wilson_interval(stats["successes" + suffix], stats["n" + suffix], z)
+        out[f"{name}_ci_low"], out[f"{name}_ci_high"] = low, high
+    log_or, se = stats["log_or"], stats["log_or_se"]
+    out["or_ci_low"], out["or_ci_high"] = np.exp(log_or - z * se), np.exp(log_or + z * se)
+    with np.errstate(divide="ignore"):
+        log_ratio = np.log(stats["ratio"])
+    se = stats["ratio_se_log"]
+    out["ratio_ci_low"] = np.exp(log_ratio - z * se)
+    out["ratio_ci_high"] = np.exp(log_ratio + z * se)
+    diff, se = stats["diff"], stats["diff_se"]
+    out["diff_ci_low"], out["diff_ci_high"] = diff - z * se, diff + z * se
+    return out
 
 
 def _quadratic_form(vec, mat, scale):
@@ -217,112 +283,8 @@ def omnibus_statistics(counts):
     df = n_clf - 1
     return {
         "df": np.full(wald.shape, df),
-        "score_stat": score,
-        "score_pvalue": _chi2_pvalue(score, df),
+        "gs_stat": score,
+        "gs_pvalue": chi2_pvalue(score, df),
         "wald_stat": wald,
-        "wald_pvalue": _chi2_pvalue(wald, df),
+        "wald_pvalue": chi2_pvalue(wald, df),
     }
-
-
-def diagnose(counts, pairwise, omnibus, classifier_names, class_names, metric="precision"):
-    """Why statistics are undefined: one message per classifier and reason.
-
-    Parameters
-    ----------
-    counts : MarginalCounts
-        Without batch axes.
-    pairwise, omnibus : dict
-        Outputs of :func:`pairwise_statistics` and :func:`omnibus_statistics`.
-    classifier_names, class_names : sequence
-        Reference first; classes in the order of the class axis.
-    metric : {"precision", "recall"}
-
-    Returns
-    -------
-    list of str
-    """
-    T, F = counts.successes, counts.failures
-    M = T + F
-    with np.errstate(divide="ignore", invalid="ignore"):
-        P = T / M
-    messages = []
-    ratio = "relative precision" if metric == "precision" else "relative recall"
-
-    def listed(mask):
-        return _fmt([class_names[k] for k in np.flatnonzero(mask)])
-
-    empty = M == 0
-    if metric == "recall":
-        if empty[:, 0].any():
-            messages.append(
-                f"Class(es) {listed(empty[:, 0])} never occur in y_true: recall "
-                "is undefined (0/0), so their statistics are NaN."
-            )
-    else:
-        for c, name in enumerate(classifier_names):
-            if empty[:, c].any():
-                messages.append(
-                    f"Classifier {name!r} never predicts class(es) "
-                    f"{listed(empty[:, c])}: its precision is undefined (0/0), so "
-                    "every comparison involving it for these classes is NaN."
-                )
-    for c, name in enumerate(classifier_names):
-        for value in (0, 1):
-            bad = P[:, c] == value
-            if bad.any():
-                also = f" and the {ratio}" if value == 0 else ""
-                messages.append(
-                    f"The {metric} of {name!r} is {value} for class(es) "
-                    f"{listed(bad)}: its log odds are infinite, so the Wald "
-                    f"test and odds ratio{also} against it are NaN."
-                )
-    explained = empty[:, :1] | empty[:, 1:] | np.isin(P[:, :1], (0, 1)) | np.isin(P[:, 1:], (0, 1))
-    undefined_input = empty[:, :1] | empty[:, 1:]
-    for c, name in enumerate(classifier_names[1:]):
-        tests = {
-            "generalized score": pairwise["score_stat"][:, c],
-            "weighted generalized score": pairwise["wgs_stat"][:, c],
-            "Wald": pairwise["wald_stat"][:, c],
-            ratio: pairwise["rp_pvalue"][:, c],
-        }
-        # Group the classes by the set of tests that are NaN for them, so a
-        # degenerate class gives one message rather than one per test.
-        by_tests = {}
-        for k in range(len(class_names)):
-            failed = tuple(
-                test
-                for test, values in tests.items()
-                if np.isnan(values[k])
-                and not undefined_input[k, c]
-                # Infinite log odds already explain a NaN Wald test or ratio.
-                and not (test in ("Wald", ratio) and explained[k, c])
-            )
-            if failed:
-                by_tests.setdefault(failed, []).append(k)
-        for failed, ks in by_tests.items():
-            mask = np.zeros(len(class_names), dtype=bool)
-            mask[ks] = True
-            names = ", ".join(failed[:-1]) + (" and " if len(failed) > 1 else "") + failed[-1]
-            messages.append(
-                f"The {names} test{'s' if len(failed) > 1 else ''} of {name!r} vs "
-                f"{classifier_names[0]!r} {'are' if len(failed) > 1 else 'is'} NaN "
-                f"for class(es) {listed(mask)}: the variance estimate is zero "
-                "(identical predictions for the class, both "
-                f"{metric}s 0 or both 1, or no record where the two disagree)."
-            )
-    if len(classifier_names) > 2:
-        bad = (np.isnan(omnibus["score_stat"]) | np.isnan(omnibus["wald_stat"])) & ~(
-            empty.any(axis=1)
-        )
-        if bad.any():
-            messages.append(
-                f"Omnibus tests are NaN for class(es) {listed(bad)}: a "
-                f"{metric} of 0 or 1 makes the Wald test undefined, and a "
-                "singular score covariance (identical predictions) the score test."
-            )
-    return messages
-
-
-def _fmt(values, limit=10):
-    shown = ", ".join(repr(v) if isinstance(v, str) else str(v) for v in values[:limit])
-    return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")

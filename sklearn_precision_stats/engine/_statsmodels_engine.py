@@ -14,7 +14,9 @@ and as a fallback.
 import warnings
 
 import numpy as np
-from scipy import stats
+
+from ._counts import FP, TP
+from ._marginal_model import chi2_pvalue
 
 __all__ = []
 
@@ -48,26 +50,27 @@ def _score_test(model, groups, endog):
     return np.nan if res is None else float(res["statistic"])
 
 
-def _class_rows(encoded, records, code, classifiers, target):
-    """Stacked rows of `classifiers` in the subset of class `code`."""
+def _class_rows(encoded, records, code, classifiers, role):
+    """Stacked rows of `classifiers` in the model of class `code` for `role`."""
     off = encoded.offset
     y = encoded.y_true - off if off else encoded.y_true
     endog, clf, groups = [], [], []
     for j, c in enumerate(classifiers):
         pred = encoded.preds[c] - off if off else encoded.preds[c]
-        if target == "precision":
-            rows = pred == code
-            response = y[rows] == code
+        if role.pooled:
+            truth_is_k, pred_is_k = np.ones(y.shape, dtype=bool), pred == y
         else:
-            rows = y == code
-            response = pred[rows] == code
+            truth_is_k, pred_is_k = y == code, pred == code
+        category = np.where(truth_is_k, TP, FP) + ~pred_is_k
+        rows = (category == role.success) | (category == role.failure)
+        response = category[rows] == role.success
         endog.append(response.astype(float))
         clf.append(np.full(response.shape[0], j))
         groups.append(records[rows])
     return np.concatenate(endog), np.concatenate(clf), np.concatenate(groups)
 
 
-def gee_statistics(data, pairwise, omnibus, alpha):
+def gee_statistics(data, pairwise, omnibus):
     """Replace the closed-form Wald and score results by statsmodels fits.
 
     Parameters
@@ -77,8 +80,6 @@ def gee_statistics(data, pairwise, omnibus, alpha):
         Closed-form results; entries that are NaN there (undefined
         statistics) stay NaN, everything else is refitted. Modified in
         place and returned.
-    alpha : float
-        For the odds ratios' confidence intervals.
     """
     encoded = data.encoded
     n_rows = encoded.y_true.shape[0]
@@ -86,7 +87,7 @@ def gee_statistics(data, pairwise, omnibus, alpha):
     n_clf = len(encoded.preds)
     for k, code in enumerate(data.class_codes):
         for c in range(1, n_clf):
-            endog, clf, groups = _class_rows(encoded, records, code, [0, c], data.target)
+            endog, clf, groups = _class_rows(encoded, records, code, [0, c], data.role)
             exog = np.column_stack([np.ones_like(endog), clf == 1]).astype(float)
             model, fit = _fit(endog, exog, groups)
             if np.isfinite(pairwise["wald_stat"][k, c - 1]):
@@ -98,12 +99,10 @@ def gee_statistics(data, pairwise, omnibus, alpha):
                 pairwise["wald_stat"][k, c - 1] = wald
                 pairwise["log_or"][k, c - 1] = b
                 pairwise["log_or_se"][k, c - 1] = se
-            if np.isfinite(pairwise["score_stat"][k, c - 1]):
-                pairwise["score_stat"][k, c - 1] = _score_test(model, groups, endog)
+            if np.isfinite(pairwise["gs_stat"][k, c - 1]):
+                pairwise["gs_stat"][k, c - 1] = _score_test(model, groups, endog)
         if n_clf > 2:
-            endog, clf, groups = _class_rows(
-                encoded, records, code, list(range(n_clf)), data.target
-            )
+            endog, clf, groups = _class_rows(encoded, records, code, list(range(n_clf)), data.role)
             exog = np.column_stack(
                 [np.ones_like(endog)] + [clf == c for c in range(1, n_clf)]
             ).astype(float)
@@ -115,17 +114,14 @@ def gee_statistics(data, pairwise, omnibus, alpha):
                     b = fit.params[1:]
                     cov = fit.cov_params()[1:, 1:]
                     omnibus["wald_stat"][k] = float(b @ np.linalg.solve(cov, b))
-            if np.isfinite(omnibus["score_stat"][k]):
-                omnibus["score_stat"][k] = _score_test(model, groups, endog)
+            if np.isfinite(omnibus["gs_stat"][k]):
+                omnibus["gs_stat"][k] = _score_test(model, groups, endog)
         else:
             omnibus["wald_stat"][k] = pairwise["wald_stat"][k, 0]
-            omnibus["score_stat"][k] = pairwise["score_stat"][k, 0]
-    # p-values and odds-ratio intervals from the refitted statistics.
-    z_crit = stats.norm.isf(alpha / 2)
-    pairwise["wald_pvalue"] = stats.chi2.sf(pairwise["wald_stat"], 1)
-    pairwise["score_pvalue"] = stats.chi2.sf(pairwise["score_stat"], 1)
-    pairwise["or_ci_low"] = np.exp(pairwise["log_or"] - z_crit * pairwise["log_or_se"])
-    pairwise["or_ci_high"] = np.exp(pairwise["log_or"] + z_crit * pairwise["log_or_se"])
-    omnibus["wald_pvalue"] = stats.chi2.sf(omnibus["wald_stat"], n_clf - 1)
-    omnibus["score_pvalue"] = stats.chi2.sf(omnibus["score_stat"], n_clf - 1)
+            omnibus["gs_stat"][k] = pairwise["gs_stat"][k, 0]
+    # p-values from the refitted statistics (intervals follow from log_or_se).
+    pairwise["wald_pvalue"] = chi2_pvalue(pairwise["wald_stat"], 1)
+    pairwise["gs_pvalue"] = chi2_pvalue(pairwise["gs_stat"], 1)
+    omnibus["wald_pvalue"] = chi2_pvalue(omnibus["wald_stat"], n_clf - 1)
+    omnibus["gs_pvalue"] = chi2_pvalue(omnibus["gs_stat"], n_clf - 1)
     return pairwise, omnibus

@@ -1,20 +1,53 @@
-"""Per-class paired comparison of precision and recall: the public functions."""
+"""Per-class paired comparisons: the public functions, one per measure.
+
+Every function is a thin layer over one engine: validate, encode the labels,
+compute the category counts once, let the measure's role pick its two
+categories, and wrap the closed-form statistics in a frozen
+:class:`~sklearn_precision_stats.results.PairedComparison`.
+"""
 
 import warnings
+from collections.abc import Hashable
 
 import numpy as np
 
-from ..engine._counts import _encode_predictions, encode_groups, marginal_counts
-from ..engine._marginal_model import diagnose, omnibus_statistics, pairwise_statistics
+from ..engine._counts import _encode_predictions, encode_groups, statistics_from_codes
+from ..engine._diagnostics import diagnose
+from ..engine._marginal_model import omnibus_statistics, pairwise_statistics
+from ..engine._roles import get_role
 from ..exceptions import UndefinedStatisticWarning
-from ..results._paired_comparison import ComparisonData, PrecisionComparison, build_tables
-from ..utils._validation import _check_alpha, _check_groups, _check_predictions
+from ..results._paired_comparison import ComparisonData, PairedComparison
+from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions, validate_params
+from ..utils._validation import _check_groups, _check_predictions
 
-__all__ = ["compare_precision", "compare_recall"]
+__all__ = [
+    "compare_accuracy",
+    "compare_npv",
+    "compare_precision",
+    "compare_recall",
+    "compare_specificity",
+]
 
 _ENGINES = ("closed-form", "statsmodels")
 
+# One declaration of the parameters every compare_* function shares.
+_PARAMETERS = {
+    "y_true": ["array-like"],
+    "y_preds": [dict, list, tuple],
+    "reference": [Hashable, None],
+    "groups": ["array-like", None],
+    "labels": ["array-like", None],
+    "confidence_level": [Interval(RealNotInt, 0, 1, closed="neither")],
+    "engine": [StrOptions(set(_ENGINES))],
+}
 
+# Frames between the engine's warnings.warn and the user's call: this
+# module's comparison_from_data and _compare, the public function and
+# scikit-learn's validate_params wrapper.
+_STACKLEVEL = 5
+
+
+@validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_precision(
     y_true,
     y_preds,
@@ -22,7 +55,7 @@ def compare_precision(
     reference=None,
     groups=None,
     labels=None,
-    alpha=0.05,
+    confidence_level=0.95,
     engine="closed-form",
 ):
     """Compare classifiers' precision class by class, on the same records.
@@ -34,7 +67,8 @@ def compare_precision(
     weighted generalized score test (WGS), the empirical Wald test of the
     GEE marginal model with its odds ratio, and the relative precision (RP)
     with its confidence interval. With three or more classifiers,
-    ``.omnibus`` also tests all of them at once per class.
+    ``.omnibus`` also tests all of them at once per class. The difference of
+    precisions comes with a sandwich confidence interval.
 
     Parameters
     ----------
@@ -54,8 +88,8 @@ def compare_precision(
     labels : array-like, default=None
         The classes to report, in this order. Each must occur in `y_true` or
         in a prediction. By default every class seen, sorted.
-    alpha : float, default=0.05
-        Confidence intervals have level ``1 - alpha``.
+    confidence_level : float, default=0.95
+        Level of the confidence intervals.
     engine : {"closed-form", "statsmodels"}, default="closed-form"
         ``"closed-form"`` computes the GEE results exactly from sufficient
         statistics in O(n) time; ``"statsmodels"`` runs the paper's
@@ -64,11 +98,12 @@ def compare_precision(
 
     Returns
     -------
-    PrecisionComparison
-        ``.table`` (one row per class and compared classifier), ``.omnibus``
-        (one row per class), ``.summary()`` and scorer-like access
-        ``result["score"]``, ``result["wald"]``, ``result["wgs"]``,
-        ``result["rp"]`` and ``result["gee"]``.
+    PairedComparison
+        Frozen: ``.table`` (one row per class and compared classifier),
+        ``.omnibus`` (one row per class), ``.summary()`` and access by test:
+        ``result["gs"]``, ``result["wgs"]``, ``result["wald"]``,
+        ``result["ratio"]`` (the relative precision, RP) and
+        ``result["diff"]``.
 
     Warns
     -----
@@ -79,7 +114,8 @@ def compare_precision(
 
     See Also
     --------
-    compare_recall : The same comparison for recall (sensitivity).
+    compare_npv, compare_recall, compare_specificity, compare_accuracy :
+        The same comparison for the other measures.
     PairedPrecisionComparator : Fit and compare estimators on a test set.
     CVPrecisionComparator : Compare estimators by cross-validation.
 
@@ -128,12 +164,91 @@ def compare_precision(
        class classifier  precision  precision_reference
     0      0         nb      0.500             0.800000
     1      1         nb      0.625             0.857143
-    >>> print(f"{result.get(1)['rp']:.4f}")
+    >>> print(f"{result.get(1)['ratio']:.4f}")
     0.7292
+    >>> stat, p = result["gs"][["statistic", "pvalue"]].iloc[1]
     """
-    return _compare(y_true, y_preds, reference, groups, labels, alpha, engine, target="precision")
+    return _compare(
+        y_true, y_preds, reference, groups, labels, confidence_level, engine, "precision"
+    )
 
 
+def _measure_doc(measure, rows, response, example, notes=""):
+    """The docstring of a compare_* function other than compare_precision."""
+    return f"""Compare classifiers' {measure} class by class, on the same records.
+
+    The counterpart of :func:`compare_precision` for {measure}: for class
+    ``k`` (one-vs-rest) the marginal model is fitted on {rows}, with
+    response "{response}". Everything else is the same: the generalized
+    score test (GS), the weighted GS (WGS), the empirical Wald test with its
+    odds ratio, the ratio of the two classifiers' {measure} with a log-scale
+    interval, the difference with a sandwich interval, omnibus tests for
+    three or more classifiers, and cluster-robust statistics with `groups`.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,)
+        True labels (any hashable values: ints, strings, ...).
+    y_preds : dict or list of (str, array-like)
+        Classifier name -> predicted labels, each aligned with `y_true` row
+        by row. At least two classifiers.
+    reference : str, default=None
+        Name of the reference classifier; the first one when None.
+    groups : array-like of shape (n_rows,), default=None
+        Record id of each row when records contribute several rows; every
+        statistic is then cluster-robust, clustered by record.
+    labels : array-like, default=None
+        The classes to report, in this order; every class seen when None.
+    confidence_level : float, default=0.95
+        Level of the confidence intervals.
+    engine : {{"closed-form", "statsmodels"}}, default="closed-form"
+        As in :func:`compare_precision`.
+
+    Returns
+    -------
+    PairedComparison
+        With ``metric="{example[0]}"``: the measure's columns are
+        ``{example[0]}``, ``{example[0]}_reference`` (with their intervals),
+        ``n`` and ``n_reference`` count {rows}; the test columns are those of
+        every measure.
+
+    Warns
+    -----
+    UndefinedStatisticWarning
+        When a statistic is undefined; it is NaN and the warning names the
+        class, the classifier and the reason.
+
+    See Also
+    --------
+    compare_precision : The same comparison for precision, with the details.
+{notes}
+    Examples
+    --------
+    >>> from sklearn_precision_stats import {example[1]}
+    >>> y  = [0, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1]
+    >>> nb = [0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 0]
+    >>> rf = [0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1]
+    >>> result = {example[1]}(y, {{"rf": rf, "nb": nb}}, reference="rf")
+    >>> result.table[["class", "{example[0]}", "{example[0]}_reference", "gs_pvalue"]]
+{example[2]}
+    """
+
+
+@validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
+def compare_npv(
+    y_true,
+    y_preds,
+    *,
+    reference=None,
+    groups=None,
+    labels=None,
+    confidence_level=0.95,
+    engine="closed-form",
+):
+    return _compare(y_true, y_preds, reference, groups, labels, confidence_level, engine, "npv")
+
+
+@validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_recall(
     y_true,
     y_preds,
@@ -141,76 +256,135 @@ def compare_recall(
     reference=None,
     groups=None,
     labels=None,
-    alpha=0.05,
+    confidence_level=0.95,
     engine="closed-form",
 ):
-    """Compare classifiers' recall (sensitivity) class by class.
+    return _compare(y_true, y_preds, reference, groups, labels, confidence_level, engine, "recall")
 
-    The counterpart of :func:`compare_precision`: for class ``k`` the
-    marginal model conditions on the true class (the records of class
-    ``k``) instead of the prediction, so the response is "predicted
-    ``k``". On one row per record the generalized score test is McNemar's
-    test on the class's records; with `groups` every statistic is
-    cluster-robust.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_rows,)
-        True labels.
-    y_preds : dict or list of (str, array-like)
-        Classifier name -> predicted labels aligned with `y_true`.
-    reference : str, default=None
-        Reference classifier; the first when None.
-    groups : array-like of shape (n_rows,), default=None
-        Record id of each row when records repeat.
-    labels : array-like, default=None
-        Classes to report, in this order.
-    alpha : float, default=0.05
-        Confidence intervals have level ``1 - alpha``.
-    engine : {"closed-form", "statsmodels"}, default="closed-form"
-        As in :func:`compare_precision`.
+@validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
+def compare_specificity(
+    y_true,
+    y_preds,
+    *,
+    reference=None,
+    groups=None,
+    labels=None,
+    confidence_level=0.95,
+    engine="closed-form",
+):
+    return _compare(
+        y_true, y_preds, reference, groups, labels, confidence_level, engine, "specificity"
+    )
 
-    Returns
-    -------
-    PrecisionComparison
-        With ``metric="recall"``: the table columns are named ``recall``,
-        ``recall_reference``, ``n_true``, ``n_true_reference`` and ``rr*``
-        (relative recall) instead of ``precision``, ..., ``rp*``.
 
-    See Also
-    --------
-    compare_precision : The same comparison for precision.
-    mcnemar_test : McNemar's test for accuracy.
+@validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
+def compare_accuracy(
+    y_true,
+    y_preds,
+    *,
+    reference=None,
+    groups=None,
+    labels=None,
+    confidence_level=0.95,
+    engine="closed-form",
+):
+    return _compare(
+        y_true, y_preds, reference, groups, labels, confidence_level, engine, "accuracy"
+    )
 
-    Examples
-    --------
-    >>> from sklearn_precision_stats import compare_recall
-    >>> y  = [0, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1]
-    >>> nb = [0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 0]
-    >>> rf = [0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1]
-    >>> result = compare_recall(y, {"rf": rf, "nb": nb}, reference="rf")
-    >>> result.table[["class", "recall", "recall_reference", "score_pvalue"]]
-       class    recall  recall_reference  score_pvalue
-    0      0  0.400000          0.800000      0.317311
-    1      1  0.714286          0.857143      0.563703
+
+compare_npv.__doc__ = _measure_doc(
+    "negative predictive value (NPV)",
+    "the rows the classifier does not assign to the class",
+    "the truth is not k",
+    (
+        "npv",
+        "compare_npv",
+        """       class    npv  npv_reference  gs_pvalue
+    0      0  0.625       0.857143   0.247451
+    1      1  0.500       0.800000   0.327545""",
+    ),
+)
+compare_recall.__doc__ = _measure_doc(
+    "recall (sensitivity)",
+    "the rows of the class",
+    "the classifier predicts k",
+    (
+        "recall",
+        "compare_recall",
+        """       class    recall  recall_reference  gs_pvalue
+    0      0  0.400000          0.800000   0.317311
+    1      1  0.714286          0.857143   0.563703""",
+    ),
+)
+compare_specificity.__doc__ = _measure_doc(
+    "specificity",
+    "the rows not of the class",
+    "the classifier does not predict k",
+    (
+        "specificity",
+        "compare_specificity",
+        """       class  specificity  specificity_reference  gs_pvalue
+    0      0     0.714286               0.857143   0.563703
+    1      1     0.400000               0.800000   0.317311""",
+    ),
+)
+compare_accuracy.__doc__ = _measure_doc(
+    "accuracy",
+    "all rows, classes pooled into one row of the table (class ``'all'``)",
+    "the prediction is correct",
+    (
+        "accuracy",
+        "compare_accuracy",
+        """      class  accuracy  accuracy_reference  gs_pvalue
+    0   all  0.583333            0.833333   0.256839""",
+    ),
+    notes="""
+    Notes
+    -----
+    On one row per record the generalized score test of two classifiers is
+    McNemar's test without continuity correction
+    (``statsmodels.stats.contingency_tables.mcnemar(exact=False,
+    correction=False)``), and so is Cochran's Q. With three or more
+    classifiers the omnibus score test is ``U' V^-1 U``, where ``U`` holds
+    each classifier's correct predictions minus their mean over classifiers
+    and ``V = sum_i d_i d_i'`` sums the within-record deviations ``d_i`` of
+    the correctness indicators from the record's mean. Cochran's Q
+    (``statsmodels.stats.contingency_tables.cochrans_q``) is the same form
+    with ``V`` replaced by its exchangeable version ``S / (C - 1) (I - J /
+    C)``, ``S = trace V``: it assumes every pair of classifiers is equally
+    correlated, while the score test estimates each pair's correlation (and
+    allows clustered rows through `groups`).
+""",
+)
+
+
+def _compare(
+    y_true,
+    y_preds,
+    reference,
+    groups,
+    labels,
+    confidence_level,
+    engine,
+    metric,
+    stacklevel=_STACKLEVEL,
+):
+    """Validate, compute and wrap.
+
+    `stacklevel` counts the frames from the engine's warning to the user's
+    call (the default suits the public functions).
     """
-    return _compare(y_true, y_preds, reference, groups, labels, alpha, engine, target="recall")
-
-
-def _compare(y_true, y_preds, reference, groups, labels, alpha, engine, target, stacklevel=4):
-    """Validate, compute and wrap; `stacklevel` makes warnings point at the
-    caller of the public function (the default: compare_precision's caller)."""
-    alpha = _check_alpha(alpha)
-    if engine not in _ENGINES:
-        raise ValueError(f"engine must be one of {_ENGINES}, got {engine!r}.")
+    role = get_role(metric)
     y_true, names, preds = _check_predictions(y_true, y_preds, reference)
     groups = _check_groups(groups, y_true.shape[0])
-    data = prepare_comparison(y_true, preds, groups, labels, target)
-    return comparison_from_data(data, names, alpha, engine, stacklevel)
+    data = prepare_comparison(y_true, preds, groups, labels, role)
+    return comparison_from_data(data, names, confidence_level, engine, stacklevel)
 
 
-def prepare_comparison(y_true, preds, groups, labels, target):
-    """Encode validated inputs and compute the sufficient statistics.
+def prepare_comparison(y_true, preds, groups, labels, role):
+    """Encode validated inputs and compute the role's sufficient statistics.
 
     Returns
     -------
@@ -221,40 +395,74 @@ def prepare_comparison(y_true, preds, groups, labels, target):
         record_codes, n_records = None, y_true.shape[0]
     else:
         record_codes, n_records = encode_groups(groups)
-    counts, present = marginal_counts(encoded, record_codes, n_records, target)
-    class_codes = _class_codes(encoded.values, present, labels)
-    return ComparisonData(
-        encoded, record_codes, n_records, class_codes, counts.take_classes(class_codes), target
+    off = encoded.offset
+    y = _codes(encoded.y_true, off)
+    codes = [_codes(p, off) for p in encoded.preds]
+    categories, pooled, present = statistics_from_codes(
+        y, codes, len(encoded.values), record_codes, n_records
     )
+    if role.pooled:
+        if labels is not None:
+            raise ValueError(
+                "labels does not apply to accuracy, which pools every class; pass labels=None."
+            )
+        class_codes = np.zeros(1, dtype=np.intp)
+        counts = role.marginal_counts(pooled)
+    else:
+        class_codes = _class_codes(encoded.values, present, labels)
+        counts = role.marginal_counts(categories.take_classes(class_codes))
+    # The comparison keeps its own read-only copy of the codes (resampling
+    # methods use them), never the caller's arrays.
+    encoded = encoded._replace(
+        y_true=_frozen_codes(y), preds=[_frozen_codes(c) for c in codes], offset=0
+    )
+    if record_codes is not None:
+        record_codes = _frozen_codes(record_codes)
+    return ComparisonData(encoded, record_codes, n_records, class_codes, counts, role)
 
 
-def comparison_from_data(data, names, alpha, engine="closed-form", stacklevel=2):
+def comparison_from_data(data, names, confidence_level=0.95, engine="closed-form", stacklevel=2):
     """Run the engine on prepared data and wrap the result."""
     counts = data.counts
-    pairwise = pairwise_statistics(counts, alpha)
+    pairwise = pairwise_statistics(counts)
     omnibus = omnibus_statistics(counts)
-    pairwise = {key: np.array(value, dtype=float) for key, value in pairwise.items()}
     if engine == "statsmodels":
         from ..engine._statsmodels_engine import gee_statistics
 
-        pairwise, omnibus = gee_statistics(data, pairwise, omnibus, alpha)
-    classes = data.encoded.values[data.class_codes]
-    class_list = classes.tolist()
-    for message in diagnose(counts, pairwise, omnibus, names, class_list, data.target):
+        pairwise = {key: np.array(value, dtype=float) for key, value in pairwise.items()}
+        pairwise, omnibus = gee_statistics(data, pairwise, omnibus)
+    role = data.role
+    if role.pooled:
+        classes = np.array(["all"], dtype=object)
+    else:
+        classes = data.encoded.values[data.class_codes]
+    for message in diagnose(counts, pairwise, omnibus, names, classes.tolist(), role):
         warnings.warn(message, UndefinedStatisticWarning, stacklevel=stacklevel)
-    table, omni = build_tables(pairwise, omnibus, classes, names, data.target)
-    return PrecisionComparison(
-        table,
-        omni,
+    return PairedComparison(
+        pairwise,
+        omnibus,
         classes=classes,
         classifiers=names,
-        alpha=alpha,
-        metric=data.target,
+        role=role,
+        confidence_level=float(confidence_level),
         engine=engine,
         n_rows=data.encoded.y_true.shape[0],
         n_records=data.n_records,
         data=data,
     )
+
+
+def _codes(array, offset):
+    return (array - offset if offset else array).astype(np.intp, copy=False)
+
+
+def _frozen_codes(codes):
+    """A read-only copy of `codes` in the smallest integer type that holds them."""
+    top = int(codes.max()) if codes.size else 0
+    dtype = np.min_scalar_type(top) if top >= 0 else np.intp
+    out = codes.astype(dtype, copy=True)
+    out.flags.writeable = False
+    return out
 
 
 def _class_codes(values, present, labels):

@@ -12,12 +12,11 @@ import pandas as pd
 
 __all__ = ["plot_relative_precision", "plot_replicability", "plot_power"]
 
-_TEST_NAMES = {"score": "GS", "wgs": "WGS", "wald": "Wald", "rp": "RP", "z": "Z test"}
+_TEST_NAMES = {"gs": "GS", "wgs": "WGS", "wald": "Wald", "ratio": "RP", "z": "Z test"}
 
-_CI_COLUMNS = {
-    "precision": ("rp", "rp_ci_low", "rp_ci_high", "precision"),
-    "recall": ("rr", "rr_ci_low", "rr_ci_high", "recall"),
-}
+# The ratio and its interval, the same columns for every measure.
+_CI_COLUMNS = ("ratio", "ratio_ci_low", "ratio_ci_high")
+_MEASURES = ("precision", "npv", "recall", "specificity", "accuracy")
 
 
 def _get_ax(ax, figsize=None):
@@ -45,18 +44,17 @@ def _forest_frame(comparison):
             frames.append(frame.assign(dataset=str(name)))
             metrics.add(metric)
         if len(metrics) > 1:
-            raise ValueError("comparison mixes precision and recall results; plot them apart.")
+            raise ValueError(f"comparison mixes measures ({sorted(metrics)}); plot them apart.")
         return pd.concat(frames, ignore_index=True), metrics.pop()
     if hasattr(comparison, "table") and hasattr(comparison, "metric"):
         return comparison.table.copy(), comparison.metric
-    if isinstance(comparison, pd.DataFrame):
-        for metric, cols in _CI_COLUMNS.items():
-            if set(cols[:3]) <= set(comparison.columns):
-                return comparison.copy(), metric
+    if isinstance(comparison, pd.DataFrame) and set(_CI_COLUMNS) <= set(comparison.columns):
+        metric = next((m for m in _MEASURES if m in comparison.columns), "precision")
+        return comparison.copy(), metric
     raise ValueError(
-        "comparison must be a PrecisionComparison, a dict name -> "
-        "PrecisionComparison, or its .table (a DataFrame with columns rp, "
-        f"rp_ci_low and rp_ci_high); got {type(comparison).__name__}."
+        "comparison must be a PairedComparison, a dict name -> "
+        "PairedComparison, or its .table (a DataFrame with columns ratio, "
+        f"ratio_ci_low and ratio_ci_high); got {type(comparison).__name__}."
     )
 
 
@@ -141,12 +139,12 @@ def plot_relative_precision(
 
     Parameters
     ----------
-    comparison : PrecisionComparison, dict of str -> PrecisionComparison, \
+    comparison : PairedComparison, dict of str -> PairedComparison, \
             or DataFrame
         A result of :func:`compare_precision` (or :func:`compare_recall`,
         which plots the relative recall), several of them by data set name
         (grouped top to bottom in the dict's order), or a ``.table`` with
-        the columns ``class, rp, rp_ci_low, rp_ci_high`` (and optionally
+        the columns ``class, ratio, ratio_ci_low, ratio_ci_high`` (and optionally
         ``classifier``, ``reference``, ``dataset``).
     classifier : str or list of str, default=None
         Keep only these compared classifiers; all when None.
@@ -186,7 +184,8 @@ def plot_relative_precision(
     >>> ax.figure.savefig("forest.png")  # doctest: +SKIP
     """
     frame, metric = _forest_frame(comparison)
-    ratio, low_col, high_col, name = _CI_COLUMNS[metric]
+    ratio, low_col, high_col = _CI_COLUMNS
+    name = metric if metric != "npv" else "NPV"
     if classifier is not None and "classifier" in frame:
         keep = [classifier] if isinstance(classifier, str) else list(classifier)
         missing = set(keep) - set(frame["classifier"])
@@ -262,8 +261,8 @@ def plot_relative_precision(
     ref = frame["reference"].iloc[0] if "reference" in frame else "reference"
     clf = frame["classifier"].iloc[0] if "classifier" in frame and not several else "classifier"
     first = next(iter(comparison.values())) if isinstance(comparison, Mapping) else comparison
-    level = getattr(first, "alpha", None)
-    ci = f"{100 * (1 - level):g}% CI" if level is not None else "CI"
+    level = getattr(first, "confidence_level", None)
+    ci = f"{100 * level:g}% CI" if level is not None else "CI"
     ax.set_xlabel(f"Relative {name}, {clf} / {ref} ({ci})")
     if annotate:
         from matplotlib.transforms import blended_transform_factory
@@ -418,7 +417,7 @@ def plot_power(rates, *, ax=None, label=None, x="percent_difference"):
     >>> from sklearn_precision_stats import plot_power
     >>> from sklearn_precision_stats.simulation import rejection_rates
     >>> rates = rejection_rates(
-    ...     ("score", "z"), n_samples=[100, 1000],
+    ...     ("gs", "z"), n_samples=[100, 1000],
     ...     precision=[(0.7 * (1 + d / 100), 0.7) for d in range(0, 25, 5)],
     ...     correlation=0.5, n_simulations=500, random_state=0)
     >>> ax = plot_power(rates)

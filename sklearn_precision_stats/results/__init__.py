@@ -1,5 +1,5 @@
 """Result objects: frozen, scipy-style test results and the per-class comparison."""
 
-from ._paired_comparison import PrecisionComparison
+from ._paired_comparison import PairedComparison
 
-__all__ = ["PrecisionComparison"]
+__all__ = ["PairedComparison"]

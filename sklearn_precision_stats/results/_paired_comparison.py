@@ -1,58 +1,20 @@
-"""Result objects of the precision (and recall) comparisons."""
+"""The result of a paired comparison: frozen, built from read-only arrays."""
 
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 
-__all__ = ["PrecisionComparison"]
+from ..engine._marginal_model import add_intervals, normal_two_sided_pvalue
+from ._base import _check_confidence_level
+from ._registry import OMNIBUS_COLUMNS, TESTS, table_columns
 
-PAIRWISE_COLUMNS = [
-    "class",
-    "classifier",
-    "reference",
-    "precision",
-    "precision_reference",
-    "n_predicted",
-    "n_predicted_reference",
-    "score_stat",
-    "score_pvalue",
-    "wgs_stat",
-    "wgs_pvalue",
-    "wald_stat",
-    "wald_pvalue",
-    "log_or",
-    "log_or_se",
-    "or_ci_low",
-    "or_ci_high",
-    "rp",
-    "rp_se_log",
-    "rp_ci_low",
-    "rp_ci_high",
-    "rp_pvalue",
-]
-OMNIBUS_COLUMNS = ["class", "df", "score_stat", "score_pvalue", "wald_stat", "wald_pvalue"]
-
-# Recall tables use the same layout with these names (relative recall "rr").
-_RECALL_NAMES = {
-    "precision": "recall",
-    "precision_reference": "recall_reference",
-    "n_predicted": "n_true",
-    "n_predicted_reference": "n_true_reference",
-    "rp": "rr",
-    "rp_se_log": "rr_se_log",
-    "rp_ci_low": "rr_ci_low",
-    "rp_ci_high": "rr_ci_high",
-    "rp_pvalue": "rr_pvalue",
-}
-
-
-def _column(name, metric):
-    return _RECALL_NAMES.get(name, name) if metric == "recall" else name
+__all__ = ["PairedComparison"]
 
 
 class ComparisonData(NamedTuple):
     """What a comparison was computed from, kept for resampling methods.
+
+    Every array is the comparison's own read-only copy.
 
     Attributes
     ----------
@@ -64,8 +26,8 @@ class ComparisonData(NamedTuple):
     class_codes : ndarray of int
         Codes (indices into ``encoded.values``) of the reported classes.
     counts : MarginalCounts
-        Sufficient statistics of the reported classes.
-    target : {"precision", "recall"}
+        The role's sufficient statistics of the reported classes.
+    role : Role
     """
 
     encoded: object
@@ -73,39 +35,55 @@ class ComparisonData(NamedTuple):
     n_records: int
     class_codes: np.ndarray
     counts: object
-    target: str
+    role: object
 
 
-class PrecisionComparison:
-    """Per-class comparison of classifiers' precision with a reference.
+def _read_only(array):
+    array = np.array(array, copy=True)
+    array.flags.writeable = False
+    return array
 
-    Returned by :func:`compare_precision` (and, with ``metric="recall"``, by
-    :func:`compare_recall`); not meant to be built by hand.
+
+class PairedComparison:
+    """Per-class comparison of classifiers' precision, NPV, recall,
+    specificity or accuracy with a reference classifier.
+
+    Returned by :func:`compare_precision`, :func:`compare_npv`,
+    :func:`compare_recall`, :func:`compare_specificity` and
+    :func:`compare_accuracy`; not meant to be built by hand. It is frozen:
+    attributes cannot be assigned, it holds its own read-only copies of the
+    data, and :attr:`table` and :attr:`omnibus` are new DataFrames on every
+    access, so editing one changes nothing.
 
     Attributes
     ----------
     table : pandas.DataFrame
-        One row per class and non-reference classifier: both precisions and
-        the numbers of rows predicting the class, the generalized score test
-        (``score_*``), the weighted generalized score test (``wgs_*``), the
-        empirical Wald test of the GEE marginal model (``wald_*``), the log
-        odds ratio with its robust standard error and the odds ratio's
-        confidence interval, and the relative precision ``rp`` (classifier /
-        reference) with its log-scale standard error, confidence interval
-        and p-value. Each row is the two-classifier comparison of that
-        classifier with the reference.
+        One row per class and non-reference classifier (one pooled row for
+        accuracy): the measure of the classifier and of the reference, each
+        with its confidence interval (Wilson's with one row per record,
+        cluster-robust with ``groups``), ``n`` and ``n_reference`` (rows in
+        the measure's denominator), the generalized score test
+        (``gs_*``), the weighted generalized score test (``wgs_*``), the
+        empirical Wald test of the GEE marginal model (``wald_*``) with the
+        log odds ratio, its robust standard error and the odds ratio's
+        interval, the ratio ``measure / measure_reference`` (relative
+        precision for precision) with its log-scale standard error,
+        interval and p-value, and the difference with its sandwich standard
+        error and interval. Each row is the two-classifier comparison of
+        that classifier with the reference.
     omnibus : pandas.DataFrame
         One row per class: robust score and Wald tests that all classifiers
-        have the same precision (``df`` = number of classifiers - 1).
+        have the same measure (``df`` = number of classifiers - 1).
+    metric : {"precision", "npv", "recall", "specificity", "accuracy"}
     classes : ndarray
-        The classes compared, in table order.
-    classifiers : list of str
+        The classes compared, in table order (``["all"]`` for accuracy).
+    classifiers : tuple of str
         Classifier names, reference first.
     reference : str
         Name of the reference classifier.
-    alpha : float
-        Confidence intervals have level ``1 - alpha``.
-    metric : {"precision", "recall"}
+    confidence_level : float
+        Level of the intervals in :attr:`table`; methods that return
+        intervals take their own ``confidence_level``.
     engine : {"closed-form", "statsmodels"}
     n_rows : int
         Rows per classifier (stacked rows under cross-validation).
@@ -115,74 +93,155 @@ class PrecisionComparison:
 
     def __init__(
         self,
-        table,
+        statistics,
         omnibus,
         *,
         classes,
         classifiers,
-        alpha,
-        metric,
+        role,
+        confidence_level,
         engine,
         n_rows,
         n_records,
         data=None,
     ):
-        self.table = table
-        self.omnibus = omnibus
-        self.classes = classes
-        self.classifiers = list(classifiers)
-        self.reference = self.classifiers[0]
-        self.alpha = alpha
-        self.metric = metric
-        self.engine = engine
-        self.n_rows = n_rows
-        self.n_records = n_records
-        self._data = data
+        fields = {
+            "_statistics": {k: _read_only(v) for k, v in statistics.items()},
+            "_omnibus": {k: _read_only(v) for k, v in omnibus.items()},
+            "classes": _read_only(classes),
+            "classifiers": tuple(classifiers),
+            "reference": classifiers[0],
+            "metric": role.metric,
+            "_role": role,
+            "confidence_level": confidence_level,
+            "engine": engine,
+            "n_rows": n_rows,
+            "n_records": n_records,
+            "_data": data,
+        }
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
 
-    # Scorer-like access -------------------------------------------------
+    def __setattr__(self, name, value):
+        raise AttributeError(
+            f"{type(self).__name__} is frozen: {name!r} cannot be assigned. Compute a "
+            "new comparison instead (e.g. with another confidence_level)."
+        )
 
-    _TESTS = ("gee", "score", "wald", "wgs", "rp", "rr")
+    def __delattr__(self, name):
+        raise AttributeError(f"{type(self).__name__} is frozen: {name!r} cannot be deleted.")
+
+    # Tables ---------------------------------------------------------------
+
+    def to_frame(self, confidence_level=None):
+        """The per-class table, with intervals at `confidence_level`.
+
+        Parameters
+        ----------
+        confidence_level : float, default=None
+            Level of every interval; the comparison's own when None.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The columns of :attr:`table`.
+        """
+        import pandas as pd
+
+        level = self._level(confidence_level)
+        stats = dict(self._statistics)
+        stats.update(add_intervals(stats, level, self._clustered))
+        n_classes, n_others = stats["value"].shape
+        metric = self.metric
+        source = {
+            metric: "value",
+            f"{metric}_ci_low": "value_ci_low",
+            f"{metric}_ci_high": "value_ci_high",
+            f"{metric}_reference": "value_reference",
+            f"{metric}_reference_ci_low": "value_reference_ci_low",
+            f"{metric}_reference_ci_high": "value_reference_ci_high",
+        }
+        columns = {
+            "class": np.repeat(self._class_column(), n_others),
+            "classifier": np.tile(np.asarray(self.classifiers[1:], dtype=object), n_classes),
+            "reference": np.full(n_classes * n_others, self.reference, dtype=object),
+        }
+        for col in table_columns(metric)[3:]:
+            values = np.asarray(stats[source.get(col, col)]).reshape(-1)
+            if col in ("n", "n_reference") and np.all(np.isfinite(values)):
+                values = values.astype(np.int64)
+            columns[col] = values
+        return pd.DataFrame(columns)
+
+    @property
+    def table(self):
+        """One row per class and compared classifier (a new DataFrame each time)."""
+        return self.to_frame()
+
+    @property
+    def omnibus(self):
+        """One row per class: all classifiers equal (a new DataFrame each time)."""
+        import pandas as pd
+
+        columns = {"class": self._class_column()}
+        for col in OMNIBUS_COLUMNS[1:]:
+            columns[col] = np.array(self._omnibus[col])
+        return pd.DataFrame(columns)
+
+    @property
+    def _clustered(self):
+        return self.n_records < self.n_rows
+
+    def _level(self, confidence_level):
+        if confidence_level is None:
+            return self.confidence_level
+        return _check_confidence_level(confidence_level)
+
+    def _class_column(self):
+        classes = np.asarray(self.classes)
+        # Integer labels stay integers; anything else is shown as objects.
+        return classes.copy() if classes.dtype.kind in "iub" else classes.astype(object)
+
+    # Access by test -------------------------------------------------------
 
     def __getitem__(self, test):
         """Results of one test as a DataFrame.
 
         Parameters
         ----------
-        test : {"gee", "score", "wald", "wgs", "rp"}
-            ``"score"``, ``"wgs"`` and ``"wald"`` give ``statistic`` and
-            ``pvalue`` per class and classifier; ``"rp"`` (``"rr"`` for
-            recall) the ratio with its confidence interval, z statistic and
-            p-value; ``"gee"`` the marginal model's odds ratio, its
-            confidence interval and the Wald test.
+        test : {"gs", "wgs", "wald", "ratio", "diff"}
+            ``"gs"`` and ``"wgs"`` give ``statistic`` and ``pvalue`` per class
+            and classifier; ``"wald"`` adds the odds ratio and its interval;
+            ``"ratio"`` (relative precision for precision) and ``"diff"`` give
+            the estimate, its interval, the z statistic and its p-value.
 
         Returns
         -------
         pandas.DataFrame
         """
-        if test not in self._TESTS:
-            raise KeyError(
-                f"{test!r} is not a test of this comparison; use one of {list(self._TESTS[:-1])}."
-            )
+        if test not in TESTS:
+            raise KeyError(f"{test!r} is not a test of this comparison; use one of {list(TESTS)}.")
+        spec = TESTS[test]
         t = self.table
         out = t[["class", "classifier", "reference"]].copy()
-        if test in ("score", "wgs", "wald"):
-            out["statistic"] = t[f"{test}_stat"].to_numpy()
-            out["pvalue"] = t[f"{test}_pvalue"].to_numpy()
-        elif test in ("rp", "rr"):
-            ratio = _column("rp", self.metric)
-            out["ratio"] = t[ratio].to_numpy()
-            out["se_log"] = t[f"{ratio}_se_log"].to_numpy()
-            out["ci_low"] = t[f"{ratio}_ci_low"].to_numpy()
-            out["ci_high"] = t[f"{ratio}_ci_high"].to_numpy()
-            with np.errstate(divide="ignore", invalid="ignore"):
-                out["statistic"] = np.log(out["ratio"]) / out["se_log"]
-            out["pvalue"] = t[f"{ratio}_pvalue"].to_numpy()
-        else:
+        if spec.estimate == "odds_ratio":
             out["odds_ratio"] = np.exp(t["log_or"].to_numpy())
-            out["ci_low"] = t["or_ci_low"].to_numpy()
-            out["ci_high"] = t["or_ci_high"].to_numpy()
-            out["statistic"] = t["wald_stat"].to_numpy()
-            out["pvalue"] = t["wald_pvalue"].to_numpy()
+        elif spec.estimate is not None:
+            out[spec.estimate] = t[spec.estimate].to_numpy()
+        if spec.ci is not None:
+            out["ci_low"] = t[spec.ci[0]].to_numpy()
+            out["ci_high"] = t[spec.ci[1]].to_numpy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if test == "ratio":
+                z = np.log(t["ratio"].to_numpy()) / t["ratio_se_log"].to_numpy()
+            elif test == "diff":
+                z = t["diff"].to_numpy() / t["diff_se"].to_numpy()
+            else:
+                z = None
+        out["statistic"] = t[spec.statistic].to_numpy() if z is None else z
+        out["pvalue"] = (
+            normal_two_sided_pvalue(z) if spec.pvalue is None else t[spec.pvalue].to_numpy()
+        )
         return out
 
     def get(self, label, classifier=None):
@@ -191,7 +250,7 @@ class PrecisionComparison:
         Parameters
         ----------
         label : hashable
-            The class.
+            The class (``"all"`` for accuracy).
         classifier : str, default=None
             The compared classifier; may be omitted when there is only one
             besides the reference.
@@ -201,7 +260,8 @@ class PrecisionComparison:
         pandas.Series
         """
         classifier = self._resolve_classifier(classifier)
-        rows = self.table[(self.table["class"] == label) & (self.table["classifier"] == classifier)]
+        t = self.table
+        rows = t[(t["class"] == label) & (t["classifier"] == classifier)]
         if rows.empty:
             raise KeyError(
                 f"Class {label!r} is not in this comparison; its classes are "
@@ -210,7 +270,7 @@ class PrecisionComparison:
         return rows.iloc[0]
 
     def _resolve_classifier(self, classifier):
-        others = self.classifiers[1:]
+        others = list(self.classifiers[1:])
         if classifier is None:
             if len(others) > 1:
                 raise ValueError(
@@ -227,25 +287,33 @@ class PrecisionComparison:
 
     # Display -------------------------------------------------------------
 
-    def summary(self, digits=4):
+    def summary(self, digits=4, confidence_level=None):
         """A terminal-friendly summary, in the spirit of statsmodels.
 
         Parameters
         ----------
         digits : int, default=4
             Significant digits of the estimates.
+        confidence_level : float, default=None
+            Level of the intervals; the comparison's own when None.
 
         Returns
         -------
         statsmodels.iolib.summary2.Summary
             Printable; ``.as_text()`` gives the string.
         """
+        import pandas as pd
         from statsmodels.iolib.summary2 import Summary
 
-        level = f"{100 * (1 - self.alpha):g}%"
-        ratio = _column("rp", self.metric)
+        level = self._level(confidence_level)
+        pct = f"{100 * level:g}%"
+        role = self._role
+        ratio = role.ratio_abbreviation
         summ = Summary()
-        summ.add_title(f"Paired comparison of {self.metric} (one-vs-rest, per class)")
+        summ.add_title(
+            f"Paired comparison of {self.metric}"
+            + (" (classes pooled)" if role.pooled else " (one-vs-rest, per class)")
+        )
         info = {
             "Metric:": self.metric,
             "Reference:": str(self.reference),
@@ -254,18 +322,18 @@ class PrecisionComparison:
             "Rows per classifier:": str(self.n_rows),
             "Records (clusters):": str(self.n_records),
             "Engine:": self.engine,
-            "CI level:": level,
+            "CI level:": pct,
         }
         summ.add_dict(info, ncols=2)
-        t = self.table
+        t = self.to_frame(level)
         main = pd.DataFrame(
             {
                 "class": t["class"].astype(str),
                 "classifier": t["classifier"].astype(str),
-                self.metric: t[_column("precision", self.metric)],
-                "ref": t[_column("precision_reference", self.metric)],
-                "GS": t["score_stat"],
-                "P>GS": t["score_pvalue"],
+                self.metric: t[self.metric],
+                "ref": t[f"{self.metric}_reference"],
+                "GS": t["gs_stat"],
+                "P>GS": t["gs_pvalue"],
                 "WGS": t["wgs_stat"],
                 "P>WGS": t["wgs_pvalue"],
                 "Wald": t["wald_stat"],
@@ -278,17 +346,18 @@ class PrecisionComparison:
                 "class": t["class"].astype(str),
                 "classifier": t["classifier"].astype(str),
                 "OR": np.exp(t["log_or"]),
-                f"OR {level} CI": _interval(t["or_ci_low"], t["or_ci_high"], digits),
-                ratio.upper(): t[ratio],
-                f"{ratio.upper()} {level} CI": _interval(
-                    t[f"{ratio}_ci_low"], t[f"{ratio}_ci_high"], digits
-                ),
-                "P>|z|": t[f"{ratio}_pvalue"],
+                f"OR {pct} CI": _interval(t["or_ci_low"], t["or_ci_high"], digits),
+                ratio: t["ratio"],
+                f"{ratio} {pct} CI": _interval(t["ratio_ci_low"], t["ratio_ci_high"], digits),
+                "P>|z|": t["ratio_pvalue"],
+                "Diff": t["diff"],
+                f"Diff {pct} CI": _interval(t["diff_ci_low"], t["diff_ci_high"], digits),
             }
         )
         summ.add_df(_format_frame(effect, digits), index=False)
         if len(self.classifiers) > 2:
-            omni = self.omnibus.assign(**{"class": self.omnibus["class"].astype(str)})
+            omni = self.omnibus
+            omni["class"] = omni["class"].astype(str)
             summ.add_df(_format_frame(omni, digits), index=False)
             summ.add_text(
                 f"Last table: omnibus robust score and Wald tests of equal "
@@ -297,11 +366,15 @@ class PrecisionComparison:
             )
         summ.add_text(
             f"Comparisons are classifier vs reference ({self.reference}): "
-            f"{ratio.upper()} = classifier / reference, OR = odds ratio. GS: "
-            "generalized score test (recommended for two classifiers); WGS: "
-            "weighted GS; Wald: empirical Wald test of the GEE marginal model."
+            f"{ratio} = {role.ratio_name} (classifier / reference), OR = odds "
+            "ratio, Diff = classifier - reference. GS: generalized score test "
+            "(recommended for two classifiers); WGS: weighted GS; Wald: "
+            "empirical Wald test of the GEE marginal model."
         )
         return summ
+
+    def _repr_html_(self):
+        return self.table._repr_html_()
 
     def plot(self, ax=None, **kwargs):
         """Forest plot of the relative precision (or recall) per class.
@@ -329,7 +402,7 @@ class PrecisionComparison:
         shown = classes if len(classes) <= 6 else classes[:5] + ["..."]
         return (
             f"{type(self).__name__}(metric={self.metric!r}, "
-            f"classifiers={self.classifiers!r}, reference={self.reference!r}, "
+            f"classifiers={list(self.classifiers)!r}, reference={self.reference!r}, "
             f"classes={shown!r}, n_rows={self.n_rows}, "
             f"n_records={self.n_records}, engine={self.engine!r})"
         )
@@ -337,11 +410,12 @@ class PrecisionComparison:
     def __str__(self):
         return str(self.summary())
 
-    # --- global null and prevalence (issue 4) ---
+    # Across classes -------------------------------------------------------
+
     def global_test(
         self,
         method="dai-cui",
-        test="score",
+        test="gs",
         n_resamples=1000,
         random_state=None,
         weights=None,
@@ -366,9 +440,8 @@ class PrecisionComparison:
             classes, which is anti-conservative when the classes' p-values
             are positively dependent; ``"simes"``: Simes' test (no
             resampling), valid under positive dependence.
-        test : {"score", "wgs", "wald", "gee", "rp"}, default="score"
-            The per-class test whose p-values are combined (``"gee"`` is the
-            Wald test; ``"rr"`` is accepted for recall comparisons).
+        test : {"gs", "wgs", "wald", "ratio"}, default="gs"
+            The per-class test whose p-values are combined.
         n_resamples : int, default=1000
             Resamples for ``"dai-cui"``.
         random_state : None, int or numpy.random.Generator, default=None
@@ -412,7 +485,7 @@ class PrecisionComparison:
         See Also
         --------
         combine_pvalues_dependent : The combination for p-values you bring.
-        PrecisionComparison.adjusted_pvalues : Holm and Benjamini-Hochberg.
+        PairedComparison.adjusted_pvalues : Holm and Benjamini-Hochberg.
 
         Notes
         -----
@@ -474,14 +547,13 @@ class PrecisionComparison:
 
         return global_test(self, method, test, n_resamples, random_state, weights, resampling)
 
-    def adjusted_pvalues(self, test="score", method=("holm", "bh")):
+    def adjusted_pvalues(self, test="gs", method=("holm", "bh")):
         """The table with per-class multiplicity-adjusted p-values added.
 
         Parameters
         ----------
-        test : {"score", "wgs", "wald", "gee", "rp"}, default="score"
-            The test whose p-values (column ``<test>_pvalue``; ``wald_pvalue``
-            for ``"gee"``, ``rr_pvalue`` for recall) are adjusted.
+        test : {"gs", "wgs", "wald", "ratio"}, default="gs"
+            The test whose p-values (column ``<test>_pvalue``) are adjusted.
         method : str or list of str, default=("holm", "bh")
             ``"holm"`` (Holm's step-down, controls the family-wise error
             rate under any dependence), ``"bh"`` (Benjamini-Hochberg,
@@ -493,7 +565,7 @@ class PrecisionComparison:
         -------
         pandas.DataFrame
             A copy of ``table`` with a column ``<pvalue column>_<method>``
-            per method, e.g. ``score_pvalue_holm`` and ``score_pvalue_bh``.
+            per method, e.g. ``gs_pvalue_holm`` and ``gs_pvalue_bh``.
 
         Notes
         -----
@@ -513,15 +585,17 @@ class PrecisionComparison:
         >>> b = np.where(rng.random(300) < 0.7, y, rng.integers(0, 3, 300))
         >>> table = compare_precision(y, {"a": a, "b": b}).adjusted_pvalues()
         >>> list(table.columns[-2:])
-        ['score_pvalue_holm', 'score_pvalue_bh']
-        >>> bool((table["score_pvalue_holm"] >= table["score_pvalue"]).all())
+        ['gs_pvalue_holm', 'gs_pvalue_bh']
+        >>> bool((table["gs_pvalue_holm"] >= table["gs_pvalue"]).all())
         True
         """
         from ..across_classes._global_null import adjusted_pvalues
 
         return adjusted_pvalues(self, test, method)
 
-    def at_prevalence(self, prevalence, ci="analytic", n_resamples=2000, random_state=None):
+    def at_prevalence(
+        self, prevalence, ci="analytic", n_resamples=2000, random_state=None, confidence_level=None
+    ):
         """Precision updated to a known population prevalence.
 
         The precision a classifier would have where class ``k`` has
@@ -545,21 +619,22 @@ class PrecisionComparison:
             ``"bootstrap"``: percentile interval over `n_resamples`
             resamples of records.
         n_resamples : int, default=2000
-            Bootstrap resamples, for the ``rp`` interval (always) and for
+            Bootstrap resamples, for the ``ratio`` interval (always) and for
             the precision interval when ``ci="bootstrap"``.
         random_state : None, int or numpy.random.Generator, default=None
             Seed of ``numpy.random.default_rng``.
+        confidence_level : float, default=None
+            Level of the intervals; the comparison's own when None.
 
         Returns
         -------
         pandas.DataFrame
             One row per class and classifier (reference first), columns
             ``class, classifier, prevalence, precision`` (the observed one),
-            ``precision_at_prevalence, ci_low, ci_high`` and ``rp,
-            rp_ci_low, rp_ci_high``: the updated precision of the classifier
+            ``precision_at_prevalence, ci_low, ci_high`` and ``ratio,
+            ratio_ci_low, ratio_ci_high``: the updated precision of the classifier
             divided by the reference's, with a bootstrap percentile
-            interval (NaN on the reference's rows). Intervals have level
-            ``1 - alpha``.
+            interval (NaN on the reference's rows).
 
         Warns
         -----
@@ -606,9 +681,7 @@ class PrecisionComparison:
         """
         from ..across_classes._prevalence import at_prevalence
 
-        return at_prevalence(self, prevalence, ci, n_resamples, random_state)
-
-    # --- end global null and prevalence ---
+        return at_prevalence(self, prevalence, ci, n_resamples, random_state, confidence_level)
 
 
 def _format_frame(frame, digits):
@@ -639,33 +712,3 @@ def _interval(low, high, digits):
         else "nan"
         for lo, hi in zip(low, high, strict=False)
     ]
-
-
-def build_tables(pairwise, omnibus, classes, classifiers, metric):
-    """DataFrames from the engine's arrays of shape (n_classes, n_others)."""
-    n_classes, n_others = pairwise["precision"].shape
-    table = pd.DataFrame(
-        {
-            "class": np.repeat(np.asarray(classes, dtype=object), n_others),
-            "classifier": np.tile(np.asarray(classifiers[1:], dtype=object), n_classes),
-            "reference": classifiers[0],
-        }
-    )
-    for col in PAIRWISE_COLUMNS[3:]:
-        values = np.asarray(pairwise[col], dtype=float).reshape(-1)
-        if col.startswith("n_"):
-            values = values.astype(np.int64) if np.all(np.isfinite(values)) else values
-        table[_column(col, metric)] = values
-    omni = pd.DataFrame({"class": np.asarray(classes, dtype=object)})
-    for col in OMNIBUS_COLUMNS[1:]:
-        omni[col] = np.asarray(omnibus[col])
-    _restore_label_dtype(table, classes)
-    _restore_label_dtype(omni, classes)
-    return table, omni
-
-
-def _restore_label_dtype(frame, classes):
-    # Keep integer labels as integers (object columns hide the type).
-    classes = np.asarray(classes)
-    if classes.dtype.kind in "iub":
-        frame["class"] = frame["class"].astype(classes.dtype)

@@ -1,0 +1,602 @@
+"""The sufficient statistics of a comparison as a public, additive object.
+
+Every statistic of a paired comparison is a function of counts:
+
+* with one row per record, of the joint table of (true label, prediction of
+  each classifier): a record adds one to one cell, so tables of chunks of
+  records add up;
+* with clustered rows (a record has several rows, e.g. repeated
+  cross-validation), of per-record sums: for each record and each class its
+  rows touch, the rows of each one-vs-rest category (TP, FN, FP) for each
+  classifier, plus the record's number of rows. Sums of chunks are added
+  record by record (by record id), so a record's rows may span chunks.
+
+:class:`ComparisonCounts` holds these counts, grows chunk by chunk
+(:meth:`~ComparisonCounts.update`), merges with another one
+(:meth:`~ComparisonCounts.merge`) and is accepted by the comparison
+functions in place of the arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ._counts import (
+    _MAX_JOINT_CELLS,
+    FN,
+    FP,
+    TN,
+    TP,
+    AgreementCounts,
+    CategoryCounts,
+    EncodedPredictions,
+    agreement_from_codes,
+    agreement_from_joint_table,
+    category_counts,
+    joint_table,
+)
+from ._labels import StreamingLabelEncoder
+
+__all__ = ["ComparisonCounts"]
+
+# Label codes and record codes are packed into one int64 key per
+# (record, class) entry of the clustered sums.
+_CLASS_BITS = 24
+
+
+def _named_arrays(y_preds):
+    if isinstance(y_preds, Mapping):
+        items = list(y_preds.items())
+    elif isinstance(y_preds, (list, tuple)) and all(
+        isinstance(item, tuple) and len(item) == 2 for item in y_preds
+    ):
+        items = list(y_preds)
+    else:
+        raise ValueError(
+            "y_preds must be a dict mapping classifier name to predicted labels (e.g. "
+            f"{{'nb': nb.predict(X), 'rf': rf.predict(X)}}); got {type(y_preds).__name__}."
+        )
+    return items
+
+
+def _pad(array, axes, size):
+    """`array` zero-padded along `axes` to length `size`."""
+    pad = [(0, 0)] * array.ndim
+    for axis in axes:
+        pad[axis] = (0, size - array.shape[axis])
+    return np.pad(array, pad)
+
+
+class ComparisonCounts:
+    """Counts of a paired comparison, built from arrays, chunks or a table.
+
+    Pass it to :func:`compare_precision` (or any ``compare_*`` function)
+    in place of ``y_true`` and ``y_preds``; the results are the same as
+    from the arrays it counted.
+
+    Parameters
+    ----------
+    classifiers : sequence of str
+        Classifier names, at least two, in the order the chunks give them.
+    clustered : bool, default=False
+        True when rows carry record ids (``groups``) and a record may have
+        several rows.
+
+    Attributes
+    ----------
+    classifiers : tuple of str
+    values : ndarray
+        The labels seen, sorted.
+    n_rows : int
+        Rows counted (per classifier).
+    n_records : int
+        Distinct records (``n_rows`` when not clustered).
+    clustered : bool
+
+    See Also
+    --------
+    compare_precision : Accepts a ComparisonCounts in place of arrays.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_precision_stats.engine._accumulator import ComparisonCounts
+    >>> y = np.array([0, 1, 1, 0, 1, 0])
+    >>> a = np.array([0, 1, 0, 0, 1, 1])
+    >>> b = np.array([1, 1, 1, 0, 0, 0])
+    >>> counts = ComparisonCounts.from_arrays(y[:4], {"a": a[:4], "b": b[:4]})
+    >>> counts = counts.update(y[4:], {"a": a[4:], "b": b[4:]})
+    >>> counts.n_rows, counts.values.tolist()
+    (6, [0, 1])
+    >>> int(counts.joint_table()[1, 1, 0])  # truth 1, a says 1, b says 0
+    1
+    """
+
+    def __init__(self, classifiers, *, clustered=False):
+        names = list(classifiers)
+        if len(names) < 2:
+            raise ValueError(
+                f"classifiers must hold at least two names, got {names}; add the "
+                "predictions of a reference classifier."
+            )
+        if len(set(names)) != len(names):
+            raise ValueError(f"the classifier names must be unique, got {names}.")
+        self._names = tuple(str(n) if not isinstance(n, str) else n for n in names)
+        self._clustered = bool(clustered)
+        self._labels = StreamingLabelEncoder()
+        self._n_rows = 0
+        # One row per record: the joint table in code order while it is small
+        # enough, else the additive agreement counts.
+        self._table = np.zeros((0,) * (len(names) + 1), dtype=np.int64)
+        self._agreement = None
+        # Clustered rows: per-record sums.
+        self._records = StreamingLabelEncoder() if clustered else None
+        self._record_rows = np.zeros(0, dtype=np.int64)
+        self._record_correct = np.zeros((0, len(names)), dtype=np.int64)
+        self._key_parts = []  # (keys int64, x int64 of shape (n, C, 3))
+        self._key_compact = 0
+
+    # ------------------------------------------------------------ building
+    @classmethod
+    def from_arrays(cls, y_true, y_preds, *, groups=None) -> ComparisonCounts:
+        """Count one set of arrays (truth, predictions, optional record ids)."""
+        names = [name for name, _ in _named_arrays(y_preds)]
+        return cls(names, clustered=groups is not None).update(y_true, y_preds, groups=groups)
+
+    @classmethod
+    def from_table(cls, table, *, classifiers=("test1", "test2"), labels=None) -> ComparisonCounts:
+        """Counts from a contingency table of one row per record.
+
+        Parameters
+        ----------
+        table : array-like of shape (K, K, ..., K) or dict
+            Records in each (true label, prediction of classifier 1, ...,
+            prediction of classifier C) cell. Or DTComPair's ``tab.paired``
+            layout for two binary tests: a dict with the 2x2 tables
+            ``"diseased"`` and ``"non.diseased"`` (rows: test 1 positive,
+            negative; columns: test 2 positive, negative), giving labels 1
+            (diseased, positive) and 0.
+        classifiers : sequence of str, default=("test1", "test2")
+            Names of the C classifiers.
+        labels : array-like of shape (K,), default=None
+            The label of each index; ``0..K-1`` when None.
+
+        Examples
+        --------
+        >>> from sklearn_precision_stats.engine._accumulator import ComparisonCounts
+        >>> counts = ComparisonCounts.from_table(
+        ...     {"diseased": [[50, 10], [5, 35]], "non.diseased": [[3, 12], [7, 78]]}
+        ... )
+        >>> counts.n_rows, counts.values.tolist()
+        (200, [0, 1])
+        """
+        if isinstance(table, Mapping):
+            missing = {"diseased", "non.diseased"} - set(table)
+            if missing:
+                raise ValueError(
+                    "a dict table must hold DTComPair's 2x2 tables 'diseased' and "
+                    f"'non.diseased'; missing {sorted(missing)}."
+                )
+            diseased = np.asarray(table["diseased"])
+            healthy = np.asarray(table["non.diseased"])
+            if diseased.shape != (2, 2) or healthy.shape != (2, 2):
+                raise ValueError("the 'diseased' and 'non.diseased' tables must be 2x2.")
+            # DTComPair lists positive results first; index 1 is positive here.
+            table = np.stack([healthy[::-1, ::-1], diseased[::-1, ::-1]])
+            labels = [0, 1] if labels is None else labels
+        table = np.asarray(table)
+        names = list(classifiers)
+        if table.ndim != len(names) + 1 or len(set(table.shape)) != 1:
+            raise ValueError(
+                f"table must have {len(names) + 1} axes of the same length (truth, then "
+                f"one per classifier in {names}), got shape {table.shape}."
+            )
+        if table.dtype.kind not in "iuf" or (table < 0).any() or (table != np.round(table)).any():
+            raise ValueError("table must hold non-negative integer counts.")
+        n_values = table.shape[0]
+        labels = np.arange(n_values) if labels is None else np.asarray(labels)
+        if labels.shape != (n_values,):
+            raise ValueError(
+                f"labels must have one label per index of the table ({n_values}), got "
+                f"{labels.shape[0] if labels.ndim == 1 else labels.shape}."
+            )
+        counts = cls(names)
+        codes = counts._labels.encode(labels, names=["labels"])[0]
+        if len(set(codes.tolist())) != n_values:
+            raise ValueError(f"labels must be distinct, got {labels.tolist()}.")
+        counts._table = np.zeros(table.shape, dtype=np.int64)
+        counts._table[np.ix_(*[codes] * table.ndim)] = table.astype(np.int64)
+        counts._n_rows = int(table.sum())
+        return counts
+
+    def update(self, y_true, y_preds, *, groups=None) -> ComparisonCounts:
+        """Add a chunk of rows; returns self.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_rows,)
+        y_preds : dict or list of (str, array-like)
+            The same classifier names as the counts'.
+        groups : array-like of shape (n_rows,), default=None
+            Record ids; required exactly when the counts are clustered.
+        """
+        items = _named_arrays(y_preds)
+        names = [name for name, _ in items]
+        if sorted(map(str, names)) != sorted(self._names):
+            raise ValueError(
+                f"the chunk's classifiers {names} differ from the counts' "
+                f"{list(self._names)}; every chunk needs the same classifiers."
+            )
+        if (groups is not None) != self._clustered:
+            raise ValueError(
+                "groups must be given with every chunk of clustered counts and with none "
+                "of counts of one row per record; create the counts with "
+                "ComparisonCounts.from_arrays(..., groups=...) for clustered rows."
+            )
+        by_name = {str(name): arr for name, arr in items}
+        arrays = [y_true] + [by_name[name] for name in self._names]
+        arg_names = ["y_true"] + [f"y_preds[{name!r}]" for name in self._names]
+        codes = self._labels.encode(*arrays, names=arg_names)
+        n = codes[0].shape[0]
+        for code, name in zip(codes[1:], arg_names[1:], strict=True):
+            if code.shape[0] != n:
+                raise ValueError(
+                    f"{name} has {code.shape[0]} rows but y_true has {n}; every classifier "
+                    "must predict every row of y_true, in the same order."
+                )
+        if self._clustered:
+            record = self._records.encode(groups, names=["groups"])[0]
+            if record.shape[0] != n:
+                raise ValueError(
+                    f"groups has {record.shape[0]} entries but y_true has {n} rows; pass "
+                    "one record id per row."
+                )
+        if n == 0:
+            return self
+        self._add_paired(codes[0], codes[1:])
+        if self._clustered:
+            self._add_clustered(codes[0], codes[1:], record)
+        self._n_rows += n
+        return self
+
+    def _add_paired(self, y, preds):
+        n_values = self._labels.n_values
+        n_axes = 1 + len(preds)
+        if self._agreement is None and n_values**n_axes > _MAX_JOINT_CELLS:
+            self._agreement = self._table_agreement()
+            self._table = None
+        if self._agreement is not None:
+            chunk = agreement_from_codes(y, preds, n_values)
+            self._agreement = _add_agreement(self._agreement, chunk)
+            return
+        if self._table.shape[0] < n_values:
+            self._table = _pad(self._table, range(n_axes), n_values)
+        encoded = EncodedPredictions(y, list(preds), np.arange(n_values), 0)
+        self._table += joint_table(encoded).astype(np.int64, copy=False)
+
+    def _table_agreement(self):
+        n_clf = len(self._names)
+        if self._table.size == 0:
+            return agreement_from_codes(
+                np.empty(0, np.intp), [np.empty(0, np.intp)] * n_clf, self._labels.n_values
+            )
+        return agreement_from_joint_table(self._table, n_clf)
+
+    def _add_clustered(self, y, preds, record):
+        n_records = self._records.n_values
+        rows = np.bincount(record, minlength=n_records)
+        self._record_rows = _pad(self._record_rows, [0], n_records) + rows
+        correct = np.stack(
+            [np.bincount(record[p == y], minlength=n_records) for p in preds], axis=-1
+        )
+        self._record_correct = _pad(self._record_correct, [0], n_records) + correct
+        keys, x = _keyed_category_sums(y, preds, record)
+        self._key_parts.append((keys, x))
+        pending = sum(k.shape[0] for k, _ in self._key_parts)
+        # Combine duplicate (record, class) entries once they double the
+        # compacted size: memory stays in proportion to the records.
+        if pending > 2 * max(self._key_compact, 1 << 16):
+            self._compact()
+
+    def _compact(self):
+        if len(self._key_parts) <= 1 and self._key_compact:
+            return
+        keys = np.concatenate([k for k, _ in self._key_parts])
+        x = np.concatenate([v for _, v in self._key_parts])
+        keys, x = _group_sum(keys, x)
+        self._key_parts = [(keys, x)]
+        self._key_compact = keys.shape[0]
+
+    def merge(self, other: ComparisonCounts) -> ComparisonCounts:
+        """Counts of both (e.g. of two parts of a file); a new object."""
+        if not isinstance(other, ComparisonCounts):
+            raise TypeError(f"can only merge ComparisonCounts, got {type(other).__name__}.")
+        if sorted(other._names) != sorted(self._names):
+            raise ValueError(
+                f"cannot merge counts of classifiers {list(other._names)} into counts of "
+                f"{list(self._names)}."
+            )
+        if other._clustered != self._clustered:
+            raise ValueError("cannot merge clustered counts with counts of one row per record.")
+        out = self.copy()
+        label_map = out._labels.merge(other._labels)
+        n_values = out._labels.n_values
+        order = [other._names.index(name) for name in out._names]
+        n_axes = len(out._names) + 1
+        # Other's tables, in this object's classifier order and label codes.
+        if (
+            other._agreement is None
+            and out._agreement is None
+            and (n_values**n_axes <= _MAX_JOINT_CELLS)
+        ):
+            table = np.transpose(other._table, [0] + [1 + i for i in order])
+            out._table = _pad(out._table, range(n_axes), n_values)
+            if table.size:
+                out._table[np.ix_(*[label_map] * n_axes)] += table
+        else:
+            mine = out._agreement if out._agreement is not None else out._table_agreement()
+            theirs = other._agreement if other._agreement is not None else other._table_agreement()
+            theirs = _reorder_agreement(theirs, order)
+            out._agreement = _add_agreement(mine, _relabel_agreement(theirs, label_map, n_values))
+            out._table = None
+        if out._clustered:
+            record_map = out._records.merge(other._records)
+            n_records = out._records.n_values
+            out._record_rows = _pad(out._record_rows, [0], n_records)
+            out._record_correct = _pad(out._record_correct, [0], n_records)
+            if other._record_rows.size:
+                out._record_rows[record_map] += other._record_rows
+                out._record_correct[record_map] += other._record_correct[:, order]
+            for keys, x in other._key_parts:
+                record = record_map[keys >> _CLASS_BITS]
+                klass = label_map[keys & ((1 << _CLASS_BITS) - 1)]
+                out._key_parts.append(((record << _CLASS_BITS) | klass, x[:, order]))
+            out._compact()
+        out._n_rows += other._n_rows
+        return out
+
+    def copy(self) -> ComparisonCounts:
+        """A deep copy."""
+        import copy
+
+        return copy.deepcopy(self)
+
+    def reordered(self, classifiers) -> ComparisonCounts:
+        """The same counts with the classifiers in the order of `classifiers`."""
+        names = [str(n) for n in classifiers]
+        if sorted(names) != sorted(self._names):
+            raise ValueError(f"classifiers must be a permutation of {list(self._names)}.")
+        order = [self._names.index(name) for name in names]
+        out = self.copy()
+        out._names = tuple(names)
+        if out._table is not None:
+            out._table = np.transpose(out._table, [0] + [1 + i for i in order])
+        if out._agreement is not None:
+            out._agreement = _reorder_agreement(out._agreement, order)
+        if out._clustered:
+            out._record_correct = out._record_correct[:, order]
+            out._key_parts = [(k, x[:, order]) for k, x in out._key_parts]
+        return out
+
+    # ------------------------------------------------------------- reading
+    @property
+    def classifiers(self) -> tuple:
+        return self._names
+
+    @property
+    def clustered(self) -> bool:
+        return self._clustered
+
+    @property
+    def n_rows(self) -> int:
+        return self._n_rows
+
+    @property
+    def n_records(self) -> int:
+        if self._clustered:
+            return int(np.count_nonzero(self._record_rows))
+        return self._n_rows
+
+    @property
+    def values(self) -> np.ndarray:
+        return self._labels.values[self._labels.order]
+
+    def joint_table(self):
+        """Records per (truth, prediction 1, ..., prediction C) cell, labels sorted.
+
+        None when the table would be too large (many classes and
+        classifiers); the comparison then uses the agreement counts.
+        """
+        if self._table is None:
+            return None
+        order = self._labels.order
+        table = self._table
+        if table.shape[0] < self._labels.n_values:
+            table = _pad(table, range(table.ndim), self._labels.n_values)
+        return table[np.ix_(*[order] * table.ndim)].copy()
+
+    def statistics(self):
+        """The engine's sufficient statistics, classes in sorted label order.
+
+        Returns
+        -------
+        categories : CategoryCounts
+            Per class (every label seen, sorted).
+        pooled : CategoryCounts
+            The one pseudo-class of accuracy.
+        present : ndarray of bool
+            True for every label seen (all of them, by construction).
+        """
+        n_values = self._labels.n_values
+        order = self._labels.order
+        present = np.ones(n_values, dtype=bool)
+        if self._clustered and self.n_records < self._n_rows:
+            self._compact()
+            keys, x = self._key_parts[0] if self._key_parts else _empty_keys(len(self._names))
+            categories = _categories_from_keys(
+                keys >> _CLASS_BITS,
+                keys & ((1 << _CLASS_BITS) - 1),
+                x,
+                self._record_rows,
+                n_values,
+            ).take_classes(order)
+            pooled = _pooled_clustered(self._record_rows, self._record_correct)
+            return categories, pooled, present
+        table = self.joint_table()
+        if table is not None:
+            agreement = agreement_from_joint_table(table, len(self._names))
+        else:
+            agreement = _relabel_agreement(self._agreement, np.argsort(order), n_values)
+        return category_counts(agreement), category_counts(agreement.pooled()), present
+
+    def __repr__(self):
+        kind = "clustered" if self._clustered else "one row per record"
+        return (
+            f"ComparisonCounts(classifiers={list(self._names)!r}, n_rows={self._n_rows}, "
+            f"n_records={self.n_records}, n_classes={self._labels.n_values}, {kind})"
+        )
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _add_agreement(a, b):
+    """Sum of two AgreementCounts, padded to the larger number of classes."""
+    n_values = max(np.shape(a.truth)[-1], np.shape(b.truth)[-1])
+
+    def grow(x):
+        x = np.asarray(x, dtype=float)
+        if x.ndim == 0:
+            return x
+        return _pad(x, [0], n_values)
+
+    return AgreementCounts(*(grow(x) + grow(y) for x, y in zip(a, b, strict=True)))
+
+
+def _relabel_agreement(agreement, label_map, n_values):
+    """Agreement counts with class index i moved to ``label_map[i]``."""
+    out = []
+    for x in agreement:
+        x = np.asarray(x, dtype=float)
+        if x.ndim == 0:
+            out.append(x)
+            continue
+        y = np.zeros((n_values,) + x.shape[1:])
+        y[label_map] = x
+        out.append(y)
+    return AgreementCounts(*out)
+
+
+def _reorder_agreement(agreement, order):
+    n, truth, pred, tp, pp, tpp = agreement
+    order = np.asarray(order)
+    return AgreementCounts(
+        n,
+        truth,
+        np.asarray(pred)[:, order],
+        np.asarray(tp)[:, order],
+        np.asarray(pp)[:, order][:, :, order],
+        np.asarray(tpp)[:, order][:, :, order],
+    )
+
+
+def _empty_keys(n_clf):
+    return np.empty(0, dtype=np.int64), np.empty((0, n_clf, 3), dtype=np.int64)
+
+
+def _keyed_category_sums(y, preds, record):
+    """Per (record, class) entry: rows of each classifier in TP, FN, FP.
+
+    A row touches its true class and every predicted class; each (row,
+    class) pair is counted once. True negatives follow from the record's
+    rows at the end.
+    """
+    labels = [y, *preds]
+    entries, entry_class = [], []
+    for j, a in enumerate(labels):
+        new = np.ones(a.shape[0], dtype=bool)
+        for m in range(j):
+            new &= a != labels[m]
+        rows = np.flatnonzero(new)
+        entries.append(rows)
+        entry_class.append(a[rows])
+    rows = np.concatenate(entries)
+    cls = np.concatenate(entry_class).astype(np.int64)
+    keys = (record[rows].astype(np.int64) << _CLASS_BITS) | cls
+    truth_is_k = y[rows] == cls
+    index, uniq = _factorize(keys)
+    n_keys = uniq.shape[0]
+    x = np.empty((n_keys, len(preds), 3), dtype=np.int64)
+    for c, p in enumerate(preds):
+        # TP (0) and FN (1) for rows of class k; FP (2) for the others that
+        # predict k; rows of other classes not predicting k are TN (dropped).
+        category = np.where(truth_is_k, TP, FP) + (p[rows] != cls)
+        keep = category < TN
+        x[:, c] = np.bincount(index[keep] * 3 + category[keep], minlength=n_keys * 3).reshape(
+            n_keys, 3
+        )
+    return uniq, x
+
+
+def _factorize(keys):
+    import pandas as pd
+
+    # pandas' hash table: linear in the entries, where sorting would not be.
+    index, uniq = pd.factorize(keys)
+    return index, np.asarray(uniq, dtype=np.int64)
+
+
+def _group_sum(keys, x):
+    index, uniq = _factorize(keys)
+    n_keys, width = uniq.shape[0], x.shape[1] * x.shape[2]
+    flat = x.reshape(x.shape[0], width)
+    out = np.empty((n_keys, width), dtype=np.int64)
+    for j in range(width):
+        out[:, j] = np.bincount(index, weights=flat[:, j], minlength=n_keys)
+    return uniq, out.reshape(n_keys, x.shape[1], x.shape[2])
+
+
+def _categories_from_keys(key_record, key_class, x3, record_rows, n_values):
+    """CategoryCounts from per (record, class) sums (see ``_keyed_category_sums``)."""
+    n_keys, n_clf = x3.shape[0], x3.shape[1]
+    rows_of_key = record_rows[key_record].astype(float)
+    x = np.empty((n_keys, n_clf, 4))
+    x[..., :TN] = x3
+    x[..., TN] = rows_of_key[:, None] - x3.sum(axis=-1)
+    # Class-major order: radix sort of small class codes.
+    order = np.argsort(key_class.astype(np.uint32), kind="stable")
+    key_class = key_class[order]
+    flat = x[order].reshape(n_keys, n_clf * 4)
+    rows_sorted = rows_of_key[order]
+    first = np.empty((n_values, n_clf, 4))
+    second = np.empty((n_values, n_clf, n_clf, 4, 4))
+    bounds = np.searchsorted(key_class, np.arange(n_values + 1))
+    for k in range(n_values):
+        seg = flat[bounds[k] : bounds[k + 1]]
+        first[k] = seg.sum(axis=0).reshape(n_clf, 4)
+        second[k] = (seg.T @ seg).reshape(n_clf, 4, n_clf, 4).transpose(0, 2, 1, 3)
+    # Records that do not touch a class: all their rows are true negatives.
+    rows = record_rows.astype(float)
+    touched_rows = np.bincount(key_class, weights=rows_sorted, minlength=n_values)
+    touched_sq = np.bincount(key_class, weights=rows_sorted**2, minlength=n_values)
+    first[..., TN] += (rows.sum() - touched_rows)[:, None]
+    second[..., TN, TN] += (np.dot(rows, rows) - touched_sq)[:, None, None]
+    return CategoryCounts(first, second)
+
+
+def _pooled_clustered(record_rows, record_correct):
+    """Accuracy's pseudo-class: every row truly positive, 'predicted' when correct."""
+    rows = record_rows.astype(float)
+    keep = rows > 0
+    rows = rows[keep]
+    correct = record_correct[keep].astype(float)
+    n_clf = correct.shape[1]
+    x = np.zeros((rows.shape[0], n_clf, 4))
+    x[..., TP] = correct
+    x[..., FN] = rows[:, None] - correct
+    flat = x.reshape(rows.shape[0], n_clf * 4)
+    first = flat.sum(axis=0).reshape(1, n_clf, 4)
+    second = (flat.T @ flat).reshape(n_clf, 4, n_clf, 4).transpose(0, 2, 1, 3)[None]
+    return CategoryCounts(first, second)
