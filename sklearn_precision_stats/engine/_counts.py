@@ -485,20 +485,3 @@ def encode_groups(groups):
             return lut[groups - lo], int(present.sum())
     uniq, inverse = np.unique(groups, return_inverse=True)
     return inverse.ravel(), uniq.shape[0]
-
-
-def marginal_counts(encoded, record_codes=None, n_records=None, target="precision"):
-    """Transitional: a role's sums over all codes, and the codes present."""
-    from ._roles import get_role
-
-    off = encoded.offset
-    y = encoded.y_true - off if off else encoded.y_true
-    preds = [p - off if off else p for p in encoded.preds]
-    cats, pooled, present = statistics_from_codes(
-        y.astype(np.intp),
-        [p.astype(np.intp) for p in preds],
-        len(encoded.values),
-        record_codes,
-        n_records,
-    )
-    return get_role(target).marginal_counts(cats), present
