@@ -341,3 +341,44 @@ def test_classic_results_unpack_like_scipy():
     stat, p = res
     assert (stat, p) == (res.statistic, res.pvalue)
     assert "<table>" in res._repr_html_()
+
+
+# --- NPV at a known prevalence ----------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["Paired1", "Sim500"])
+def test_npv_at_prevalence_matches_dtcompair_through_its_formula(name):
+    # DTComPair pv.prev computes NPV as 1 / (1 + (pi / (1 - pi)) / NDLR),
+    # dividing by the negative likelihood ratio where Bayes multiplies: its
+    # value is 1 - NPV at prevalence 1 - pi (the probability of the class
+    # after a negative result), and its limits map the same way.
+    data = _dtcompair()[name]
+    d, y1, y2 = (np.asarray(data["data"][k]) for k in ("d", "y1", "y2"))
+    ref = data["results"]["pv.prev"]
+    result = compare_npv(d, {"y1": y1, "y2": y2})
+    for pi in (0.1, 0.3):
+        out = result.at_prevalence({1: 1 - pi, 0: pi}, n_resamples=20, random_state=0)
+        for clf in ("y1", "y2"):
+            row = out[(out["class"] == 1) & (out["classifier"] == clf)].iloc[0]
+            r = ref[clf][f"pi={pi}"]
+            np.testing.assert_allclose(1 - row["npv_at_prevalence"], r["npv_est"], rtol=RTOL)
+            np.testing.assert_allclose(1 - row["ci_high"], r["npv_lcl"], rtol=RTOL)
+            np.testing.assert_allclose(1 - row["ci_low"], r["npv_ucl"], rtol=RTOL)
+            # Bayes by hand from sensitivity and specificity.
+            pred = {"y1": y1, "y2": y2}[clf]
+            se, sp = np.mean(pred[d == 1] == 1), np.mean(pred[d == 0] == 0)
+            npv = sp * pi / (sp * pi + (1 - se) * (1 - pi))
+            np.testing.assert_allclose(row["npv_at_prevalence"], npv, rtol=RTOL)
+
+
+def test_npv_at_prevalence_clustered_identical_repeats_equal_one_pass():
+    y, preds, _ = make_correlated_predictions(300, 2, 2, seed=4)
+    once = compare_npv(y, preds).at_prevalence({1: 0.2}, n_resamples=20, random_state=0)
+    groups = np.tile(np.arange(y.size), 3)
+    stacked = compare_npv(
+        np.tile(y, 3), {k: np.tile(v, 3) for k, v in preds.items()}, groups=groups
+    ).at_prevalence({1: 0.2}, n_resamples=20, random_state=0)
+    for col in ("npv", "npv_at_prevalence", "ci_low", "ci_high"):
+        np.testing.assert_allclose(stacked[col], once[col], rtol=1e-9)
+    with pytest.raises(ValueError, match="does not depend on prevalence"):
+        compare_recall(y, preds).at_prevalence({1: 0.2})

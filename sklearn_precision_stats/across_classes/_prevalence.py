@@ -52,15 +52,22 @@ AT_PREVALENCE_COLUMNS = [
 
 
 def at_prevalence(
-    comparison, prevalence, ci="analytic", n_resamples=2000, random_state=None, confidence_level=None
+    comparison,
+    prevalence,
+    ci="analytic",
+    n_resamples=2000,
+    random_state=None,
+    confidence_level=None,
 ):
-    """Precision updated to known prevalences; see :meth:`PairedComparison.at_prevalence`."""
+    """Precision or NPV at known prevalences; see :meth:`PairedComparison.at_prevalence`."""
     data = _check_data(comparison, "at_prevalence")
-    if comparison.metric != "precision":
+    metric = comparison.metric
+    if metric not in ("precision", "npv"):
         raise ValueError(
-            "at_prevalence applies to precision comparisons (compare_precision); "
-            "recall does not depend on prevalence."
+            "at_prevalence applies to predictive values (compare_precision, "
+            f"compare_npv); {metric} does not depend on prevalence."
         )
+    negative = metric == "npv"
     if ci not in _CI_METHODS:
         raise ValueError(f"ci must be one of {_CI_METHODS}, got {ci!r}.")
     n_resamples = _check_n_resamples(n_resamples)
@@ -73,11 +80,12 @@ def at_prevalence(
     tp, fp, n_pos, n_rows = units.totals()
     with np.errstate(divide="ignore", invalid="ignore"):
         sens, fpr = tp / n_pos[:, None], fp / (n_rows - n_pos)[:, None]
-        updated = _bayes(sens, fpr, pi[:, None])
-        precision = tp / (tp + fp)
+        updated = _bayes(sens, fpr, pi[:, None], negative)
+        fn, tn = n_pos[:, None] - tp, (n_rows - n_pos)[:, None] - fp
+        observed = tn / (tn + fn) if negative else tp / (tp + fp)
 
     rng = check_random_state_any(random_state)
-    boot = units.bootstrap(pi, n_resamples, rng)  # (R, n_classes, n_clf)
+    boot = units.bootstrap(pi, n_resamples, rng, negative)  # (R, n_classes, n_clf)
     quantiles = [alpha / 2, 1 - alpha / 2]
     # Undefined values are warned about below; numerical warnings are
     # silenced locally (np.errstate) and all-NaN slices skipped, never by
@@ -85,11 +93,17 @@ def at_prevalence(
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if ci == "analytic":
             with np.errstate(divide="ignore", invalid="ignore"):
-                se_log_lr = np.sqrt(units.log_lr_variance(tp, fp, n_pos, n_rows))
-                log_lr = np.log(sens) - np.log(fpr)
+                se_log_lr = np.sqrt(units.log_lr_variance(tp, fp, n_pos, n_rows, negative))
+                if negative:
+                    log_lr = np.log1p(-sens) - np.log1p(-fpr)
+                else:
+                    log_lr = np.log(sens) - np.log(fpr)
                 z = stats.norm.isf(alpha / 2)
-                ci_low = _from_log_lr(log_lr - z * se_log_lr, pi[:, None])
-                ci_high = _from_log_lr(log_lr + z * se_log_lr, pi[:, None])
+                ci_low = _from_log_lr(log_lr - z * se_log_lr, pi[:, None], negative)
+                ci_high = _from_log_lr(log_lr + z * se_log_lr, pi[:, None], negative)
+                if negative:
+                    # NPV falls as LR- rises: the upper LR- limit gives the lower NPV.
+                    ci_low, ci_high = ci_high, ci_low
             finite = np.isfinite(log_lr) & np.isfinite(se_log_lr)
             ci_low, ci_high = np.where(finite, ci_low, np.nan), np.where(finite, ci_high, np.nan)
         else:
@@ -111,8 +125,8 @@ def at_prevalence(
             "class": np.repeat(np.asarray(chosen, dtype=object), n_clf),
             "classifier": np.tile(np.asarray(names, dtype=object), n_classes),
             "prevalence": np.repeat(pi, n_clf),
-            "precision": precision.ravel(),
-            "precision_at_prevalence": updated.ravel(),
+            metric: observed.ravel(),
+            f"{metric}_at_prevalence": updated.ravel(),
             "ci_low": ci_low.ravel(),
             "ci_high": ci_high.ravel(),
             "ratio": rp.ravel(),
@@ -152,13 +166,20 @@ def _nan_quantiles(samples, quantiles):
     return out
 
 
-def _bayes(sens, fpr, pi):
-    """Eq. (28): Se pi / (Se pi + (1 - Sp)(1 - pi))."""
+def _bayes(sens, fpr, pi, negative=False):
+    """Eq. (28): PPV = Se pi / (Se pi + (1 - Sp)(1 - pi)); with `negative`,
+    NPV = Sp (1 - pi) / (Sp (1 - pi) + (1 - Se) pi)."""
+    if negative:
+        spec = 1 - fpr
+        return spec * (1 - pi) / (spec * (1 - pi) + (1 - sens) * pi)
     return sens * pi / (sens * pi + fpr * (1 - pi))
 
 
-def _from_log_lr(log_lr, pi):
-    """P = 1 / (1 + (1/pi - 1) / LR+), written in log LR+."""
+def _from_log_lr(log_lr, pi, negative=False):
+    """PPV = 1 / (1 + (1/pi - 1) / LR+) in log LR+; with `negative`,
+    NPV = 1 / (1 + LR- pi / (1 - pi)) in log LR-."""
+    if negative:
+        return 1.0 / (1.0 + np.exp(log_lr) * pi / (1.0 - pi))
     return 1.0 / (1.0 + (1.0 / pi - 1.0) * np.exp(-log_lr))
 
 
@@ -258,15 +279,18 @@ class _PrevalenceUnits:
         c = self.n_clf
         return t[:-1, 0 : 2 * c : 2], t[:-1, 1 : 2 * c : 2], t[:-1, 2 * c], t[-1, 0]
 
-    def log_lr_variance(self, tp, fp, n_pos, n_rows):
-        """Cluster-robust (sandwich) variance of log LR+ per class and classifier.
+    def log_lr_variance(self, tp, fp, n_pos, n_rows, negative=False):
+        """Cluster-robust (sandwich) variance of log LR+ (log LR- with `negative`).
 
         ``log LR+ = log(TP / n1) - log(FP / n0)`` is a smooth function of
         ratios of sums over records; its delta-method variance is
         ``sum_i r_i^2`` with ``r_i = tp_i/TP - d_i/n1 - fp_i/FP + nd_i/n0``
         (``d_i``, ``nd_i``: record i's rows of and not of the class). With
         one row per record this is exactly ``(1 - Se)/TP + Sp/FP``, the
-        variance of DTComPair ``pv.prev``.
+        variance of DTComPair ``pv.prev``. For ``log LR- = log(FN / n1) -
+        log(TN / n0)`` the same reasoning gives ``r_i = fn_i/FN - d_i/n1 -
+        tn_i/TN + nd_i/n0``, i.e. ``Se/FN + (1 - Sp)/TN`` on one row per
+        record.
         """
         c = self.n_clf
         n_neg = n_rows - n_pos
@@ -278,15 +302,25 @@ class _PrevalenceUnits:
         rows = unit_rows[self.key_unit[keys]][:, None]
         d = per[:, 2 * c][:, None]
         # r_i = q_i + rows_i / n0 with q nonzero only on keys of the class.
-        q = (
-            per[:, 0 : 2 * c : 2] / tp[k]
-            - d / n_pos[k][:, None]
-            - per[:, 1 : 2 * c : 2] / fp[k]
-            - d / n_neg[k][:, None]
-        )
+        tp_i, fp_i = per[:, 0 : 2 * c : 2], per[:, 1 : 2 * c : 2]
+        if negative:
+            # fn_i = d_i - tp_i and tn_i = rows_i - d_i - fp_i: the part in
+            # rows_i is spread over every record, the rest lives on the keys.
+            fn, tn = n_pos[:, None] - tp, n_neg[:, None] - fp
+            q = (
+                (d - tp_i) / fn[k]
+                - d / n_pos[k][:, None]
+                + (d + fp_i) / tn[k]
+                - d / n_neg[k][:, None]
+            )
+            a = 1.0 / n_neg[:, None] - 1.0 / tn
+        else:
+            q = tp_i / tp[k] - d / n_pos[k][:, None] - fp_i / fp[k] - d / n_neg[k][:, None]
+            a = np.broadcast_to(1.0 / n_neg[:, None], tp.shape)
+        # r_i = q_i + a rows_i, with q nonzero only on keys of the class.
         var = np.zeros_like(tp)
-        np.add.at(var, k, m * q**2 + 2 * m * q * rows / n_neg[k][:, None])
-        var += (self.multiplicity * unit_rows**2).sum() / n_neg[:, None] ** 2
+        np.add.at(var, k, m * q**2 + 2 * m * q * rows * a[k])
+        var += (self.multiplicity * unit_rows**2).sum() * a**2
         return var
 
     def unit_rows(self):
@@ -295,8 +329,8 @@ class _PrevalenceUnits:
         rows[self.key_unit[own]] = self.per_record[own, 0]
         return rows
 
-    def bootstrap(self, pi, n_resamples, rng):
-        """Updated precisions on bootstrap resamples of records, (R, n_classes, n_clf)."""
+    def bootstrap(self, pi, n_resamples, rng, negative=False):
+        """Updated PPV (NPV with `negative`) on bootstrap resamples, (R, n_classes, n_clf)."""
         c = self.n_clf
         n_features = 2 * c + 1
         out = []
@@ -310,7 +344,7 @@ class _PrevalenceUnits:
             with np.errstate(divide="ignore", invalid="ignore"):
                 sens = tp / n_pos[..., None]
                 fpr = fp / (n_rows - n_pos)[..., None]
-                out.append(_bayes(sens, fpr, pi[:, None]))
+                out.append(_bayes(sens, fpr, pi[:, None], negative))
         return np.concatenate(out, axis=0)
 
 

@@ -596,13 +596,19 @@ class PairedComparison:
     def at_prevalence(
         self, prevalence, ci="analytic", n_resamples=2000, random_state=None, confidence_level=None
     ):
-        """Precision updated to a known population prevalence.
+        """Precision (or NPV) updated to a known population prevalence.
 
         The precision a classifier would have where class ``k`` has
         prevalence ``pi`` (Bayes' rule on its sensitivity and specificity,
         which do not depend on prevalence), for every classifier, with a
         confidence interval, and the ratio of each classifier's updated
-        precision to the reference's with a bootstrap interval.
+        precision to the reference's with a bootstrap interval. For an NPV
+        comparison (:func:`compare_npv`) the same for the negative
+        predictive value, ``Sp (1 - pi) / (Sp (1 - pi) + (1 - Se) pi)``, whose
+        analytic interval maps that of ``log LR- = log((1 - Se) / Sp)``
+        (``se = sqrt(Se/FN + (1 - Sp)/TN)``). DTComPair's ``pv.prev`` divides
+        by ``LR-`` where Bayes multiplies, so its NPV is ``1 -`` this one at
+        prevalence ``1 - pi``.
 
         Parameters
         ----------
@@ -631,7 +637,8 @@ class PairedComparison:
         pandas.DataFrame
             One row per class and classifier (reference first), columns
             ``class, classifier, prevalence, precision`` (the observed one),
-            ``precision_at_prevalence, ci_low, ci_high`` and ``ratio,
+            ``precision_at_prevalence, ci_low, ci_high`` (``npv`` and
+            ``npv_at_prevalence`` for NPV) and ``ratio,
             ratio_ci_low, ratio_ci_high``: the updated precision of the classifier
             divided by the reference's, with a bootstrap percentile
             interval (NaN on the reference's rows).
