@@ -187,6 +187,8 @@ def _replicability_result():
                 }
             )
     return ReplicabilityResult(
+        0.9,
+        0.2,
         pd.DataFrame(tables),
         pd.DataFrame(rows),
         test="gs",

@@ -382,3 +382,39 @@ def test_npv_at_prevalence_clustered_identical_repeats_equal_one_pass():
         np.testing.assert_allclose(stacked[col], once[col], rtol=1e-9)
     with pytest.raises(ValueError, match="does not depend on prevalence"):
         compare_recall(y, preds).at_prevalence({1: 0.2})
+
+
+def test_global_and_replicability_results_unpack_and_are_frozen():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    from sklearn_precision_stats import replicability
+
+    y, preds, _ = make_correlated_predictions(300, 3, 2, seed=9)
+    res = compare_precision(y, preds).global_test(n_resamples=100, random_state=0)
+    stat, p = res
+    assert (stat, p) == (res.statistic, res.pvalue)
+    with pytest.raises(AttributeError):
+        res.pvalue = 0.0
+    X, yb = load_breast_cancer(return_X_y=True)
+    rep = replicability(
+        {"nb": GaussianNB(), "tree": DecisionTreeClassifier(random_state=0)},
+        X,
+        yb,
+        label=1,
+        metric="recall",
+        test="wald",
+        sample_sizes=(1.0,),
+        test_sizes=(0.3,),
+        n_repeats=4,
+        random_state=0,
+    )
+    stat, p = rep
+    assert 0 <= stat <= 1 and 0 <= p <= 1
+    assert {"recall", "recall_reference"} <= set(rep.experiments.columns)
+    table = rep.table
+    table.loc[:, "replicability"] = -1.0
+    assert (rep.table["replicability"] >= 0).all()
+    with pytest.raises(AttributeError):
+        rep.test = "gs"

@@ -28,8 +28,9 @@ from scipy import sparse, stats
 
 from ..engine._counts import EncodedPredictions, MarginalCounts, _joint_codes
 from ..engine._marginal_model import pairwise_statistics
-from ..results._registry import PVALUE_TESTS, TESTS, check_test
 from ..exceptions import UndefinedStatisticWarning
+from ..results._base import TestResult
+from ..results._registry import PVALUE_TESTS, TESTS, check_test
 from ..utils._random_state import check_random_state_any
 from ..utils._validation import _check_integer
 
@@ -69,7 +70,7 @@ def _format_field(value):
 
 
 @dataclass(frozen=True, repr=False)
-class GlobalTestResult:
+class GlobalTestResult(TestResult):
     """Result of a test of the global null across classes.
 
     Returned by :func:`combine_pvalues_dependent` and

@@ -9,6 +9,7 @@ does, and reports it per setting.
 
 import numbers
 import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -19,9 +20,10 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_consistent_length
 
 from ..comparators._paired_comparator import PairedPrecisionComparator
-from ..exceptions import UndefinedStatisticWarning
 from ..engine._roles import get_role
+from ..exceptions import UndefinedStatisticWarning
 from ..paired._compare import _compare
+from ..results._base import TestResult
 from ..results._registry import PVALUE_TESTS, check_test
 from ..utils._random_state import check_random_state_any
 from ..utils._validation import _check_alpha, _check_integer
@@ -89,11 +91,20 @@ def replicability_score(outcomes):
     return (p * (p - 1) + q * (q - 1)) / (n * (n - 1))
 
 
-class ReplicabilityResult:
+@dataclass(frozen=True, repr=False)
+class ReplicabilityResult(TestResult):
     """Outcome of :func:`replicability`.
+
+    Frozen; :attr:`table` and :attr:`experiments` are new DataFrames on
+    every access.
 
     Attributes
     ----------
+    statistic : float
+        Bouckaert's replicability of all defined experiments pooled (each
+        setting's is in :attr:`table`); unpacks first, as scipy's results.
+    pvalue : float
+        The median p-value of the defined experiments.
     table : pandas.DataFrame
         One row per (sample size, test proportion): ``sample_size`` (records
         in the subsample), ``sample_fraction`` (of the data),
@@ -115,14 +126,26 @@ class ReplicabilityResult:
         Significance level of the outcomes.
     """
 
-    def __init__(self, table, experiments, *, test, label, classifier, reference, alpha):
-        self.table = table
-        self.experiments = experiments
-        self.test = test
-        self.label = label
-        self.classifier = classifier
-        self.reference = reference
-        self.alpha = alpha
+    statistic: float
+    pvalue: float
+    _table: object = field(repr=False)
+    _experiments: object = field(repr=False)
+    test: str = None
+    metric: str = "precision"
+    label: object = None
+    classifier: str = None
+    reference: str = None
+    alpha: float = 0.05
+
+    @property
+    def table(self):
+        """One row per setting (a new DataFrame on each access)."""
+        return self._table.copy()
+
+    @property
+    def experiments(self):
+        """One row per experiment (a new DataFrame on each access)."""
+        return self._experiments.copy()
 
     def plot(self, *, ax=None, **kwargs):
         """Replicability against the test proportion, one line per sample size.
@@ -144,7 +167,9 @@ class ReplicabilityResult:
 
     def __repr__(self):
         return (
-            f"{type(self).__name__}(test={self.test!r}, label={self.label!r}, "
+            f"{type(self).__name__}(statistic={self.statistic:.6g}, "
+            f"pvalue={self.pvalue:.6g}, test={self.test!r}, metric={self.metric!r}, "
+            f"label={self.label!r}, "
             f"classifier={self.classifier!r}, reference={self.reference!r}, "
             f"n_settings={len(self.table)}, "
             f"n_experiments={len(self.experiments)})"
@@ -404,10 +429,14 @@ def replicability(
     experiments["defined"] = np.isfinite(experiments["pvalue"])
     experiments["rejected"] = experiments["pvalue"] < alpha
     table = _summarise(experiments, n_records)
+    defined = experiments[experiments["defined"]]
     return ReplicabilityResult(
+        replicability_score(defined["rejected"].to_numpy()) if len(defined) > 1 else np.nan,
+        float(defined["pvalue"].median()) if len(defined) else np.nan,
         table,
         experiments,
         test=test,
+        metric=metric,
         label=label,
         classifier=classifier,
         reference=ref,
