@@ -669,6 +669,7 @@ class _PairPlan(NamedTuple):
     multiplicity: np.ndarray
     n_classes: int
     resampling: str
+    clustered: bool = False
 
 
 def _pair_plan(data, other, resampling):
@@ -716,7 +717,8 @@ def _pair_plan(data, other, resampling):
         # Each drawn record adds its own features.
         features = raw
     matrix = unit_matrix(key_unit, key_class, features, n_units, n_classes)
-    return _PairPlan(matrix, base, multiplicity, n_classes, resampling)
+    clustered = data.record_codes is not None and data.n_records < encoded.y_true.shape[0]
+    return _PairPlan(matrix, base, multiplicity, n_classes, resampling, clustered)
 
 
 def _counts_from_sums(sums, n_classes):
@@ -732,7 +734,8 @@ def resampled_pvalues(plan, column, n_resamples, rng, draws=None):
     for sums in resampled_sums(
         plan.matrix, plan.base, plan.multiplicity, plan.resampling, n_resamples, rng, draws
     ):
-        stats_ = pairwise_statistics(_counts_from_sums(sums, plan.n_classes))
+        counts = _counts_from_sums(sums, plan.n_classes)
+        stats_ = pairwise_statistics(counts, clustered=plan.clustered)
         out.append(stats_[column][..., 0])
     return np.concatenate(out, axis=0)
 

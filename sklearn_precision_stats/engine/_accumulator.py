@@ -39,7 +39,18 @@ from ._counts import (
 )
 from ._labels import StreamingLabelEncoder
 
-__all__ = ["ComparisonCounts"]
+__all__ = ["ComparisonCounts", "comparison_from_counts"]
+
+# Integer labels spanning few values are counted in a joint table over their
+# raw range, of at most this many cells.
+_MAX_RAW_CELLS = 2**20
+
+
+def _is_arrow_integer(arr):
+    import pyarrow as pa
+
+    return pa.types.is_integer(arr.type) or pa.types.is_boolean(arr.type)
+
 
 # Label codes and record codes are packed into one int64 key per
 # (record, class) entry of the clustered sums.
@@ -87,7 +98,7 @@ class ComparisonCounts:
     Attributes
     ----------
     classifiers : tuple of str
-    values : ndarray
+    classes : ndarray
         The labels seen, sorted.
     n_rows : int
         Rows counted (per classifier).
@@ -108,7 +119,7 @@ class ComparisonCounts:
     >>> b = np.array([1, 1, 1, 0, 0, 0])
     >>> counts = ComparisonCounts.from_arrays(y[:4], {"a": a[:4], "b": b[:4]})
     >>> counts = counts.update(y[4:], {"a": a[4:], "b": b[4:]})
-    >>> counts.n_rows, counts.values.tolist()
+    >>> counts.n_rows, counts.classes.tolist()
     (6, [0, 1])
     >>> int(counts.joint_table()[1, 1, 0])  # truth 1, a says 1, b says 0
     1
@@ -137,6 +148,8 @@ class ComparisonCounts:
         self._record_correct = np.zeros((0, len(names)), dtype=np.int64)
         self._key_parts = []  # (keys int64, x int64 of shape (n, C, 3))
         self._key_compact = 0
+        # Rows where classifiers c and d are both right (diagonal: c right).
+        self._both_correct = np.zeros((len(names), len(names)), dtype=np.int64)
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -169,7 +182,7 @@ class ComparisonCounts:
         >>> counts = ComparisonCounts.from_table(
         ...     {"diseased": [[50, 10], [5, 35]], "non.diseased": [[3, 12], [7, 78]]}
         ... )
-        >>> counts.n_rows, counts.values.tolist()
+        >>> counts.n_rows, counts.classes.tolist()
         (200, [0, 1])
         """
         if isinstance(table, Mapping):
@@ -211,7 +224,7 @@ class ComparisonCounts:
         counts._n_rows = int(table.sum())
         return counts
 
-    def update(self, y_true, y_preds, *, groups=None) -> ComparisonCounts:
+    def update(self, y_true, y_preds, *, groups=None, names=None) -> ComparisonCounts:
         """Add a chunk of rows; returns self.
 
         Parameters
@@ -221,12 +234,15 @@ class ComparisonCounts:
             The same classifier names as the counts'.
         groups : array-like of shape (n_rows,), default=None
             Record ids; required exactly when the counts are clustered.
+        names : dict, default=None
+            What to call ``"y_true"``, ``"groups"`` and each classifier's
+            predictions in error messages (e.g. a file's column names).
         """
         items = _named_arrays(y_preds)
-        names = [name for name, _ in items]
-        if sorted(map(str, names)) != sorted(self._names):
+        chunk_names = [name for name, _ in items]
+        if sorted(map(str, chunk_names)) != sorted(self._names):
             raise ValueError(
-                f"the chunk's classifiers {names} differ from the counts' "
+                f"the chunk's classifiers {chunk_names} differ from the counts' "
                 f"{list(self._names)}; every chunk needs the same classifiers."
             )
         if (groups is not None) != self._clustered:
@@ -237,7 +253,12 @@ class ComparisonCounts:
             )
         by_name = {str(name): arr for name, arr in items}
         arrays = [y_true] + [by_name[name] for name in self._names]
-        arg_names = ["y_true"] + [f"y_preds[{name!r}]" for name in self._names]
+        names = {} if names is None else names
+        arg_names = [names.get("y_true", "y_true")] + [
+            names.get(name, f"y_preds[{name!r}]") for name in self._names
+        ]
+        if not self._clustered and self._add_raw_integers(arrays, arg_names[0]):
+            return self
         codes = self._labels.encode(*arrays, names=arg_names)
         n = codes[0].shape[0]
         for code, name in zip(codes[1:], arg_names[1:], strict=True):
@@ -247,7 +268,7 @@ class ComparisonCounts:
                     "must predict every row of y_true, in the same order."
                 )
         if self._clustered:
-            record = self._records.encode(groups, names=["groups"])[0]
+            record = self._records.encode(groups, names=[names.get("groups", "groups")])[0]
             if record.shape[0] != n:
                 raise ValueError(
                     f"groups has {record.shape[0]} entries but y_true has {n} rows; pass "
@@ -260,6 +281,66 @@ class ComparisonCounts:
             self._add_clustered(codes[0], codes[1:], record)
         self._n_rows += n
         return self
+
+    def _add_raw_integers(self, arrays, name):
+        """Count integer labels over a small range straight into the table.
+
+        The joint table is computed on the raw labels (offset by their
+        minimum, as :func:`joint_table` does), and only its few present
+        labels go through the encoder: no per-row codes are made, which is
+        most of the cost of a chunk of integer labels. Returns False (nothing
+        done) when the fast path does not apply.
+        """
+        if self._agreement is not None or self._table is None:
+            return False
+        raw, dtypes = [], []
+        for arr in arrays:
+            if type(arr).__module__.startswith("pyarrow"):
+                if getattr(arr, "null_count", 1) or not _is_arrow_integer(arr):
+                    return False
+                arr = arr.to_numpy(zero_copy_only=False)
+            if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.dtype.kind not in "biu":
+                return False
+            if arr.dtype.itemsize > 4 and arr.dtype.kind == "u":
+                return False  # uint64 beyond int64: the encoder's careful path
+            dtypes.append(arr.dtype)
+            raw.append(arr.view(np.uint8) if arr.dtype.kind == "b" else arr)
+        n = raw[0].shape[0]
+        if n == 0 or any(a.shape[0] != n for a in raw):
+            return False  # the encoder's path reports the problem
+        lo = min(int(a.min()) for a in raw)
+        hi = max(int(a.max()) for a in raw)
+        span, n_axes = hi - lo + 1, len(raw)
+        if span**n_axes > _MAX_RAW_CELLS:
+            return False
+        encoded = EncodedPredictions(raw[0], raw[1:], np.arange(span), lo)
+        table = joint_table(encoded)
+        present = np.zeros(span, dtype=bool)
+        for axis in range(n_axes):
+            others = tuple(ax for ax in range(n_axes) if ax != axis)
+            present |= table.sum(axis=others) > 0
+        index = np.flatnonzero(present)
+        dtype = np.result_type(*dtypes)
+        labels = (index + lo).astype(dtype)  # bool labels: 0/1 back to False/True
+        codes = self._labels.encode(labels, names=[name])[0]
+        n_values = self._labels.n_values
+        if n_values**n_axes > _MAX_JOINT_CELLS:
+            self._agreement = self._table_agreement()
+            self._table = None
+            self._agreement = _add_agreement(
+                self._agreement,
+                _relabel_agreement(
+                    agreement_from_joint_table(table[np.ix_(*[index] * n_axes)], n_axes - 1),
+                    codes,
+                    n_values,
+                ),
+            )
+        else:
+            if self._table.shape[0] < n_values:
+                self._table = _pad(self._table, range(n_axes), n_values)
+            self._table[np.ix_(*[codes] * n_axes)] += table[np.ix_(*[index] * n_axes)]
+        self._n_rows += n
+        return True
 
     def _add_paired(self, y, preds):
         n_values = self._labels.n_values
@@ -292,6 +373,13 @@ class ComparisonCounts:
             [np.bincount(record[p == y], minlength=n_records) for p in preds], axis=-1
         )
         self._record_correct = _pad(self._record_correct, [0], n_records) + correct
+        hits = [p == y for p in preds]
+        for c in range(len(preds)):
+            for d in range(c, len(preds)):
+                both = np.count_nonzero(hits[c] & hits[d]) if c != d else np.count_nonzero(hits[c])
+                self._both_correct[c, d] += both
+                if c != d:
+                    self._both_correct[d, c] += both
         keys, x = _keyed_category_sums(y, preds, record)
         self._key_parts.append((keys, x))
         pending = sum(k.shape[0] for k, _ in self._key_parts)
@@ -301,7 +389,9 @@ class ComparisonCounts:
             self._compact()
 
     def _compact(self):
-        if len(self._key_parts) <= 1 and self._key_compact:
+        # Each part's keys are distinct: a single part is already compact.
+        if len(self._key_parts) <= 1:
+            self._key_compact = sum(k.shape[0] for k, _ in self._key_parts)
             return
         keys = np.concatenate([k for k, _ in self._key_parts])
         x = np.concatenate([v for _, v in self._key_parts])
@@ -354,6 +444,7 @@ class ComparisonCounts:
                 klass = label_map[keys & ((1 << _CLASS_BITS) - 1)]
                 out._key_parts.append(((record << _CLASS_BITS) | klass, x[:, order]))
             out._compact()
+        out._both_correct += other._both_correct[np.ix_(order, order)]
         out._n_rows += other._n_rows
         return out
 
@@ -378,6 +469,7 @@ class ComparisonCounts:
         if out._clustered:
             out._record_correct = out._record_correct[:, order]
             out._key_parts = [(k, x[:, order]) for k, x in out._key_parts]
+        out._both_correct = out._both_correct[np.ix_(order, order)]
         return out
 
     # ------------------------------------------------------------- reading
@@ -400,7 +492,7 @@ class ComparisonCounts:
         return self._n_rows
 
     @property
-    def values(self) -> np.ndarray:
+    def classes(self) -> np.ndarray:
         return self._labels.values[self._labels.order]
 
     def joint_table(self):
@@ -450,6 +542,47 @@ class ComparisonCounts:
         else:
             agreement = _relabel_agreement(self._agreement, np.argsort(order), n_values)
         return category_counts(agreement), category_counts(agreement.pooled()), present
+
+    def mcnemar_sums(self, a, b):
+        """What McNemar's test of classifiers `a` and `b` needs.
+
+        Returns
+        -------
+        dict
+            ``n_a_only``, ``n_b_only`` (discordant rows), ``correct_a``,
+            ``correct_b`` (rows right), ``n_rows``; with clustered rows also
+            ``per_cluster`` (per record, rows only a gets right minus rows
+            only b gets right, which is ``correct_a - correct_b`` of the
+            record) and ``sizes`` (rows per record), else None for both.
+        """
+        for name in (a, b):
+            if name not in self._names:
+                raise ValueError(f"{name!r} is not one of the classifiers {list(self._names)}.")
+        i, j = self._names.index(a), self._names.index(b)
+        if self._clustered:
+            both_correct = self._both_correct
+        else:
+            # One row per record: from the agreement counts, summed over classes.
+            agreement = self._agreement if self._table is None else self._table_agreement()
+            both_correct = np.asarray(agreement.truth_pred_pred).sum(axis=0)
+        both = int(both_correct[i, j])
+        correct_a, correct_b = int(both_correct[i, i]), int(both_correct[j, j])
+        out = {
+            "n_a_only": correct_a - both,
+            "n_b_only": correct_b - both,
+            "correct_a": correct_a,
+            "correct_b": correct_b,
+            "n_rows": self._n_rows,
+            "per_cluster": None,
+            "sizes": None,
+        }
+        if self._clustered:
+            keep = self._record_rows > 0
+            out["per_cluster"] = (
+                self._record_correct[keep, i] - self._record_correct[keep, j]
+            ).astype(float)
+            out["sizes"] = self._record_rows[keep].astype(float)
+        return out
 
     def __repr__(self):
         kind = "clustered" if self._clustered else "one row per record"
@@ -526,7 +659,7 @@ def _keyed_category_sums(y, preds, record):
     cls = np.concatenate(entry_class).astype(np.int64)
     keys = (record[rows].astype(np.int64) << _CLASS_BITS) | cls
     truth_is_k = y[rows] == cls
-    index, uniq = _factorize(keys)
+    index, uniq = _compact_keys(keys, record[rows], cls)
     n_keys = uniq.shape[0]
     x = np.empty((n_keys, len(preds), 3), dtype=np.int64)
     for c, p in enumerate(preds):
@@ -538,6 +671,27 @@ def _keyed_category_sums(y, preds, record):
             n_keys, 3
         )
     return uniq, x
+
+
+# (record, class) keys of a chunk are compacted through a dense presence
+# table up to this size, else through a hash table.
+_MAX_DENSE_KEYS = 2**26
+
+
+def _compact_keys(keys, record, cls):
+    """Index of each entry's key among the chunk's distinct keys, and those keys."""
+    if record.size:
+        lo = int(record.min())
+        n_rec = int(record.max()) - lo + 1
+        n_cls = int(cls.max()) + 1
+        if n_rec * n_cls <= _MAX_DENSE_KEYS:
+            dense = cls * n_rec + (record - lo)
+            present = np.bincount(dense, minlength=n_rec * n_cls) > 0
+            index = (np.cumsum(present) - 1)[dense]
+            where = np.flatnonzero(present)
+            uniq = ((where % n_rec + lo).astype(np.int64) << _CLASS_BITS) | (where // n_rec)
+            return index, uniq
+    return _factorize(keys)
 
 
 def _factorize(keys):
@@ -565,11 +719,16 @@ def _categories_from_keys(key_record, key_class, x3, record_rows, n_values):
     x = np.empty((n_keys, n_clf, 4))
     x[..., :TN] = x3
     x[..., TN] = rows_of_key[:, None] - x3.sum(axis=-1)
-    # Class-major order: radix sort of small class codes.
-    order = np.argsort(key_class.astype(np.uint32), kind="stable")
-    key_class = key_class[order]
-    flat = x[order].reshape(n_keys, n_clf * 4)
-    rows_sorted = rows_of_key[order]
+    flat = x.reshape(n_keys, n_clf * 4)
+    rows_sorted = rows_of_key
+    # Class-major order (a chunk's keys already are): a stable sort of
+    # 16-bit class codes is a radix sort.
+    if key_class.size and (np.diff(key_class) < 0).any():
+        small = np.uint16 if n_values <= np.iinfo(np.uint16).max else np.uint32
+        order = np.argsort(key_class.astype(small), kind="stable")
+        key_class = key_class[order]
+        flat = flat[order]
+        rows_sorted = rows_of_key[order]
     first = np.empty((n_values, n_clf, 4))
     second = np.empty((n_values, n_clf, n_clf, 4, 4))
     bounds = np.searchsorted(key_class, np.arange(n_values + 1))
@@ -600,3 +759,107 @@ def _pooled_clustered(record_rows, record_correct):
     first = flat.sum(axis=0).reshape(1, n_clf, 4)
     second = (flat.T @ flat).reshape(n_clf, 4, n_clf, 4).transpose(0, 2, 1, 3)[None]
     return CategoryCounts(first, second)
+
+
+def comparison_from_counts(
+    counts,
+    metric="precision",
+    *,
+    reference=None,
+    labels=None,
+    confidence_level=0.95,
+    stacklevel=2,
+):
+    """A :class:`PairedComparison` from counts, as ``compare_<metric>`` gives from arrays.
+
+    Parameters
+    ----------
+    counts : ComparisonCounts
+    metric : {"precision", "npv", "recall", "specificity", "accuracy"}
+    reference : str, default=None
+        The reference classifier; the first of ``counts.classifiers`` when None.
+    labels : array-like, default=None
+        The classes to report, in this order.
+    confidence_level : float, default=0.95
+    stacklevel : int, default=2
+        Of the warnings on undefined statistics.
+
+    Returns
+    -------
+    PairedComparison
+        Its resampling methods (``global_test`` with resampling and
+        ``at_prevalence``) need the records, which counts do not keep.
+
+    Examples
+    --------
+    >>> from sklearn_precision_stats.engine._accumulator import (
+    ...     ComparisonCounts, comparison_from_counts)
+    >>> y  = [0, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1]
+    >>> nb = [0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 0]
+    >>> rf = [0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1]
+    >>> counts = ComparisonCounts.from_arrays(y, {"rf": rf, "nb": nb})
+    >>> result = comparison_from_counts(counts, "precision", reference="rf")
+    >>> result.table[["class", "classifier", "precision", "precision_reference"]]
+       class classifier  precision  precision_reference
+    0      0         nb      0.500             0.800000
+    1      1         nb      0.625             0.857143
+    """
+    import warnings
+
+    from ..exceptions import UndefinedStatisticWarning
+    from ..paired._compare import _class_codes, _few_clusters
+    from ..results._paired_comparison import PairedComparison
+    from ._diagnostics import diagnose
+    from ._marginal_model import omnibus_statistics, pairwise_statistics
+    from ._roles import get_role
+
+    if not isinstance(counts, ComparisonCounts):
+        raise TypeError(f"counts must be a ComparisonCounts, got {type(counts).__name__}.")
+    role = get_role(metric)
+    names = list(counts.classifiers)
+    if reference is not None:
+        if reference not in names:
+            raise ValueError(
+                f"reference={reference!r} is not one of the classifiers {names}; pass one "
+                "of these names or None for the first."
+            )
+        names = [reference] + [n for n in names if n != reference]
+        counts = counts.reordered(names)
+    if counts.n_rows == 0:
+        raise ValueError("the counts are empty; at least one row is needed.")
+    categories, pooled, present = counts.statistics()
+    values = counts.classes
+    if role.pooled:
+        if labels is not None:
+            raise ValueError(
+                "labels does not apply to accuracy, which pools every class; pass labels=None."
+            )
+        marginal = role.marginal_counts(pooled)
+        classes = np.array(["all"], dtype=object)
+    else:
+        class_codes = _class_codes(values, present, labels)
+        marginal = role.marginal_counts(categories.take_classes(class_codes))
+        classes = values[class_codes]
+    # The same steps as the comparison of arrays (paired._compare).
+    clustered = counts.clustered and counts.n_records < counts.n_rows
+    pairwise = pairwise_statistics(marginal, None, clustered=clustered)
+    omnibus = omnibus_statistics(marginal, None)
+    messages = []
+    if clustered:
+        messages += _few_clusters(pairwise, omnibus, counts.n_records, counts.n_rows, len(names))
+    if not (clustered and counts.n_records < 2):
+        messages += diagnose(marginal, pairwise, omnibus, names, classes.tolist(), role, clustered)
+    for message in messages:
+        warnings.warn(message, UndefinedStatisticWarning, stacklevel=stacklevel)
+    return PairedComparison(
+        pairwise,
+        omnibus,
+        classes=classes,
+        classifiers=names,
+        role=role,
+        confidence_level=float(confidence_level),
+        engine="closed-form",
+        n_rows=counts.n_rows,
+        n_records=counts.n_records,
+        data=None,
+    )

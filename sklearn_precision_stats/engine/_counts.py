@@ -345,25 +345,21 @@ def agreement_from_codes(y, preds, n_values):
     )
 
 
-def category_counts_clustered(y, preds, record_codes, n_records, n_values):
-    """Category counts when records contribute several rows.
+def record_class_counts(y, preds, record_codes, n_records, n_values):
+    """Rows of each category per touched (record, class) key.
 
     A record touches class ``k`` when one of its rows has truth or a
-    prediction ``k``; for every touched (record, class) key the rows of each
-    category are summed (the true negatives follow from the record's number
-    of rows), and the products are summed per class. Records that do not
-    touch ``k`` are all true negatives for it, which only adds to the
-    (TN, TN) sums, through ``sum_i rows_i^2``. O(C^2 rows).
+    prediction ``k``. Records that do not touch ``k`` have all their rows
+    true negatives for it.
 
-    Parameters
-    ----------
-    y : ndarray of intp, shape (n_rows,)
-        True label codes ``0..n_values - 1``.
-    preds : list of ndarray of intp
-        Prediction codes of each classifier.
-    record_codes : ndarray of intp, shape (n_rows,)
-        Record code ``0..n_records - 1`` of each row.
-    n_records, n_values : int
+    Returns
+    -------
+    x : ndarray of shape (n_keys, n_classifiers, 4)
+        Rows of the key's record in each category (TP, FN, FP, TN) for the
+        key's class, per classifier.
+    key_class, key_record : ndarray of int, shape (n_keys,)
+        The keys, sorted by class.
+    rows_per_record : ndarray of shape (n_records,)
     """
     n_clf = len(preds)
     labels = [y, *preds]
@@ -386,9 +382,34 @@ def category_counts_clustered(y, preds, record_codes, n_records, n_values):
     for c, p in enumerate(preds):
         category = np.where(truth_is_k, TP, FP) + (p[rows] != cls)  # TP->FN, FP->TN
         x[:, c] = np.bincount(key_index * 4 + category, minlength=n_keys * 4).reshape(n_keys, 4)
-    record_rows = rows_per_record[key_record]
-    x[..., TN] = record_rows[:, None] - x[..., :TN].sum(axis=-1)
+    x[..., TN] = rows_per_record[key_record][:, None] - x[..., :TN].sum(axis=-1)
+    return x, key_class, key_record, rows_per_record
 
+
+def category_counts_clustered(y, preds, record_codes, n_records, n_values):
+    """Category counts when records contribute several rows.
+
+    For every touched (record, class) key the rows of each category are
+    summed (:func:`record_class_counts`), and the products are summed per
+    class. Records that do not touch ``k`` are all true negatives for it,
+    which only adds to the (TN, TN) sums, through ``sum_i rows_i^2``.
+    O(C^2 rows).
+
+    Parameters
+    ----------
+    y : ndarray of intp, shape (n_rows,)
+        True label codes ``0..n_values - 1``.
+    preds : list of ndarray of intp
+        Prediction codes of each classifier.
+    record_codes : ndarray of intp, shape (n_rows,)
+        Record code ``0..n_records - 1`` of each row.
+    n_records, n_values : int
+    """
+    n_clf = len(preds)
+    x, key_class, key_record, rows_per_record = record_class_counts(
+        y, preds, record_codes, n_records, n_values
+    )
+    n_keys = key_record.shape[0]
     first = np.empty((n_values, n_clf, 4))
     second = np.empty((n_values, n_clf, n_clf, 4, 4))
     # key_class is sorted (class-major keys), so each class is one slice.
@@ -399,6 +420,7 @@ def category_counts_clustered(y, preds, record_codes, n_records, n_values):
         first[k] = seg.sum(axis=0).reshape(n_clf, 4)
         second[k] = (seg.T @ seg).reshape(n_clf, 4, n_clf, 4).transpose(0, 2, 1, 3)
     # Records that do not touch a class: all their rows are true negatives.
+    record_rows = rows_per_record[key_record]
     total_rows = float(record_codes.shape[0])
     touched_rows = np.bincount(key_class, weights=record_rows, minlength=n_values)
     touched_sq = np.bincount(key_class, weights=record_rows**2, minlength=n_values)

@@ -80,7 +80,8 @@ class StreamingLabelEncoder:
     """
 
     def __init__(self):
-        self._lookup = {}  # label (Python scalar) -> code
+        self._lookup = {}  # label (Python scalar) -> code, for labels[:_n_looked_up]
+        self._n_looked_up = 0
         self._labels = []  # label of each code
         self._kind = None  # "num", "str" or a NumPy dtype kind
         self._first_name = None  # argument that fixed the kind, for messages
@@ -133,7 +134,7 @@ class StreamingLabelEncoder:
         """Codes of given labels, which must all have been seen."""
         codes = []
         for label in np.asarray(labels).tolist():
-            code = self._lookup.get(self._key(label))
+            code = self._synced_lookup().get(self._key(label))
             if code is None:
                 raise ValueError(
                     f"label {label!r} in {name} does not occur in the data; the "
@@ -192,7 +193,7 @@ class StreamingLabelEncoder:
 
     def _add(self, keys):
         """Codes of the (new or known) label keys, adding the new ones in sorted order."""
-        lookup = self._lookup
+        lookup = self._synced_lookup()
         new = [k for k in keys if k not in lookup]
         if new:
             try:
@@ -203,6 +204,22 @@ class StreamingLabelEncoder:
                 lookup[key] = len(self._labels)
                 self._labels.append(key)
         return np.fromiter((lookup[k] for k in keys), dtype=np.intp, count=len(keys))
+
+    def _append_new(self, keys):
+        """Codes of labels known to be new and distinct, in the order given."""
+        # The dict is filled lazily: many labels (record ids) may come this way.
+        start = len(self._labels)
+        self._labels.extend(keys)
+        return np.arange(start, start + len(keys), dtype=np.intp)
+
+    def _synced_lookup(self):
+        """The label -> code dict, brought up to date with `_labels`."""
+        start = self._n_looked_up
+        if start < len(self._labels):
+            new = self._labels[start:]
+            self._lookup.update(zip(new, range(start, len(self._labels)), strict=True))
+            self._n_looked_up = len(self._labels)
+        return self._lookup
 
     def _encode_one(self, arr, name):
         # pyarrow arrays (the command line's record batches) and pandas
@@ -236,6 +253,10 @@ class StreamingLabelEncoder:
             raise ValueError(
                 f"{_describe(name)} has complex values; class labels must be integers or strings."
             )
+        if kind == "O":
+            shared = _factorize_shared_objects(arr)
+            if shared is not None:
+                return self._encode_local(*shared, name)
         codes, uniques = pd.factorize(arr, use_na_sentinel=True)
         return self._encode_local(codes, uniques, name)
 
@@ -343,17 +364,18 @@ class StreamingLabelEncoder:
         if arr.size == 0:
             return np.empty(0, dtype=np.intp)
         lo, hi = int(arr.min()), int(arr.max())
-        if self._lut is None and self._lookup:
+        if self._lut is None and self._labels:
             # Rebuild the table from known integer labels, if they are compact.
-            keys = [k for k in self._lookup if isinstance(k, int)]
-            if len(keys) == len(self._lookup):
+            lookup = self._synced_lookup()
+            keys = [k for k in lookup if isinstance(k, int)]
+            if len(keys) == len(lookup):
                 lo_k, hi_k = min(keys), max(keys)
                 if hi_k - lo_k < _MAX_DIRECT_RANGE:
                     self._lut_lo = lo_k
                     self._lut = np.full(hi_k - lo_k + 1, -1, dtype=np.intp)
                     index = np.array([k - lo_k for k in keys], dtype=np.intp)
-                    self._lut[index] = [self._lookup[k] for k in keys]
-        elif self._lut is None and not self._lookup:
+                    self._lut[index] = [lookup[k] for k in keys]
+        elif self._lut is None and not self._labels:
             self._lut_lo = lo
             self._lut = np.full(0, -1, dtype=np.intp)
         if self._lut is None:
@@ -373,8 +395,12 @@ class StreamingLabelEncoder:
         seen = np.bincount(offset, minlength=span).astype(bool)
         new = np.flatnonzero(seen & (self._lut < 0))
         if new.size:
-            keys = [self._lut_lo + int(i) for i in new]
-            self._lut[new] = self._add(keys)
+            lo = self._lut_lo
+            if lo >= _INT64_MIN and lo + self._lut.shape[0] <= _INT64_MAX:
+                keys = (new + np.int64(lo)).tolist()
+            else:  # labels beyond int64 (uint64 near 2^64): Python integers
+                keys = [lo + i for i in new.tolist()]
+            self._lut[new] = self._append_new(keys)
         return self._lut[offset]
 
     def _encode_hashed_integers(self, arr, name):
@@ -444,6 +470,64 @@ class StreamingLabelEncoder:
         return self._encode_local(codes, uniques, name)
 
 
+# Object arrays with at most this many distinct objects are factorised by
+# object identity first.
+_MAX_SHARED_OBJECTS = 4096
+
+
+def _factorize_shared_objects(arr):
+    """Factorise an object array by the identity of its elements, if few.
+
+    Labels held as Python objects are usually a few objects repeated (a
+    classifier's ``classes_[indices]``): hashing their addresses (integers)
+    is several times faster than hashing and comparing the objects, and
+    equal objects at different addresses are merged afterwards through the
+    vocabulary's dict. Returns None when there are too many distinct
+    objects (e.g. one new string per row), for pandas' object hash table.
+    """
+    import ctypes
+
+    n = arr.shape[0]
+    if n == 0 or not arr.flags.c_contiguous:
+        return None
+    # The addresses of the elements, read in place (the array keeps them alive).
+    addresses = np.ctypeslib.as_array((ctypes.c_ssize_t * n).from_address(arr.ctypes.data))
+    sample = addresses[: min(n, 4 * _MAX_SHARED_OBJECTS)]
+    if pd.unique(sample).shape[0] >= _MAX_SHARED_OBJECTS:
+        return None
+    codes = _dense_address_codes(addresses)
+    if codes is None:
+        codes, unique_addresses = pd.factorize(addresses)
+        if unique_addresses.shape[0] > _MAX_SHARED_OBJECTS:
+            return None
+        n_unique = unique_addresses.shape[0]
+    else:
+        n_unique = int(codes.max()) + 1
+    # Any element at an address is that object: whichever write wins is fine.
+    first = np.empty(n_unique, dtype=np.intp)
+    first[codes] = np.arange(n)
+    objects = arr[first]
+    # Equal objects at different addresses share one local code.
+    local, uniques = pd.factorize(objects, use_na_sentinel=True)
+    return local[codes], uniques
+
+
+def _dense_address_codes(addresses):
+    """Codes of addresses within a small span, through a lookup table, or None."""
+    lo = int(addresses.min())
+    offset = addresses - lo
+    # Objects are aligned: dividing by the alignment keeps the table small.
+    if not (offset & 15).any():
+        offset >>= 4
+    span = int(offset.max()) + 1
+    if span > _MAX_DIRECT_RANGE * 16:
+        return None
+    seen = np.bincount(offset, minlength=span) > 0
+    if np.count_nonzero(seen) > _MAX_SHARED_OBJECTS:
+        return None
+    return (np.cumsum(seen) - 1)[offset]
+
+
 def _string_weights(width):
     """Fixed odd multipliers, one per character position."""
     rng = np.random.default_rng(width)
@@ -477,6 +561,35 @@ def _common_numeric_dtype(dtypes, labels):
     return dtype
 
 
+def encode_sorted(*arrays, names=None):
+    """Encode label arrays with codes in sorted label order, as :func:`numpy.unique` would.
+
+    Codes are ``0..K-1`` with ``values[code]`` the label and `values`
+    sorted; the arrays are hashed or offset, never sorted (only the K
+    labels are).
+
+    Returns
+    -------
+    codes : list of ndarray of intp
+    values : ndarray of shape (K,)
+
+    Examples
+    --------
+    >>> from sklearn_precision_stats.engine._labels import encode_sorted
+    >>> codes, values = encode_sorted(["b", "c", "b"], ["a", "b", "c"])
+    >>> [c.tolist() for c in codes], values.tolist()
+    ([[1, 2, 1], [0, 1, 2]], ['a', 'b', 'c'])
+    """
+    codes, encoder = encode_labels(*arrays, names=names)
+    order = encoder.order
+    values = encoder.values  # noqa: PD011 (the encoder's labels, not pandas)
+    if np.array_equal(order, np.arange(order.shape[0])):
+        return codes, values
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.shape[0])
+    return [rank[c] for c in codes], values[order]
+
+
 def encode_labels(*arrays, names=None):
     """Encode label arrays in one call.
 
@@ -484,6 +597,14 @@ def encode_labels(*arrays, names=None):
     -------
     codes : list of ndarray of intp
     encoder : StreamingLabelEncoder
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_precision_stats.engine._labels import encode_labels
+    >>> codes, encoder = encode_labels(np.array([3, 1, 3], dtype=np.int8), [1, 2, 2])
+    >>> [c.tolist() for c in codes], encoder.values.tolist()
+    ([[1, 0, 1], [0, 2, 2]], [1, 3, 2])
     """
     encoder = StreamingLabelEncoder()
     codes = encoder.encode(*arrays, names=names)

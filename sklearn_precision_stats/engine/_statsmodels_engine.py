@@ -21,7 +21,7 @@ from ._marginal_model import chi2_pvalue
 __all__ = []
 
 
-def _fit(endog, exog, groups):
+def _fit(endog, exog, groups, cov_type="robust"):
     import statsmodels.api as sm
     from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
@@ -35,7 +35,7 @@ def _fit(endog, exog, groups):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         try:
-            return model, model.fit()
+            return model, model.fit(cov_type=cov_type)
         except (ConvergenceWarning, np.linalg.LinAlgError, ValueError):
             return model, None
 
@@ -70,7 +70,7 @@ def _class_rows(encoded, records, code, classifiers, role):
     return np.concatenate(endog), np.concatenate(clf), np.concatenate(groups)
 
 
-def gee_statistics(data, pairwise, omnibus):
+def gee_statistics(data, pairwise, omnibus, cov_type="robust"):
     """Replace the closed-form Wald and score results by statsmodels fits.
 
     Parameters
@@ -89,7 +89,7 @@ def gee_statistics(data, pairwise, omnibus):
         for c in range(1, n_clf):
             endog, clf, groups = _class_rows(encoded, records, code, [0, c], data.role)
             exog = np.column_stack([np.ones_like(endog), clf == 1]).astype(float)
-            model, fit = _fit(endog, exog, groups)
+            model, fit = _fit(endog, exog, groups, cov_type)
             if np.isfinite(pairwise["wald_stat"][k, c - 1]):
                 if fit is None:
                     wald, b, se = np.nan, np.nan, np.nan
@@ -106,7 +106,7 @@ def gee_statistics(data, pairwise, omnibus):
             exog = np.column_stack(
                 [np.ones_like(endog)] + [clf == c for c in range(1, n_clf)]
             ).astype(float)
-            model, fit = _fit(endog, exog, groups)
+            model, fit = _fit(endog, exog, groups, cov_type)
             if np.isfinite(omnibus["wald_stat"][k]):
                 if fit is None:
                     omnibus["wald_stat"][k] = np.nan

@@ -89,6 +89,8 @@ class PairedComparison:
         Rows per classifier (stacked rows under cross-validation).
     n_records : int
         Distinct records (clusters).
+    cov_type : {"robust", "bias_reduced"}
+        Covariance of the Wald test, odds ratio, ratio and difference.
     """
 
     def __init__(
@@ -103,6 +105,7 @@ class PairedComparison:
         engine,
         n_rows,
         n_records,
+        cov_type="robust",
         data=None,
     ):
         fields = {
@@ -117,6 +120,7 @@ class PairedComparison:
             "engine": engine,
             "n_rows": n_rows,
             "n_records": n_records,
+            "cov_type": cov_type,
             "_data": data,
         }
         for name, value in fields.items():
@@ -322,6 +326,7 @@ class PairedComparison:
             "Rows per classifier:": str(self.n_rows),
             "Records (clusters):": str(self.n_records),
             "Engine:": self.engine,
+            "Covariance:": self.cov_type,
             "CI level:": pct,
         }
         summ.add_dict(info, ncols=2)
