@@ -418,3 +418,17 @@ def test_global_and_replicability_results_unpack_and_are_frozen():
     assert (rep.table["replicability"] >= 0).all()
     with pytest.raises(AttributeError):
         rep.test = "gs"
+
+
+def test_pandas_inputs_with_different_indexes_are_an_error():
+    pd = pytest.importorskip("pandas")
+    y = pd.Series([0, 1, 1, 0, 1, 0, 1, 1])
+    a = pd.Series([0, 1, 1, 0, 1, 1, 0, 1])
+    shuffled = a.sample(frac=1, random_state=0)
+    for func in FUNCTIONS.values():
+        with pytest.raises(ValueError, match=r"y_true and y_preds\['b'\].*different indexes"):
+            func(y, {"a": a, "b": shuffled})
+    with pytest.raises(ValueError, match="y_true and groups"):
+        compare_precision(y, {"a": a, "b": a}, groups=pd.Series(range(8), index=range(8, 16)))
+    # The same index, or plain arrays, are paired by position as given.
+    _quiet(compare_precision, y, {"a": a, "b": shuffled.to_numpy()})

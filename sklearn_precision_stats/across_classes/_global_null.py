@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse, stats
 
-from ..engine._counts import EncodedPredictions, MarginalCounts, _joint_codes
+from ..engine._counts import EncodedPredictions, MarginalCounts, _joint_codes, label_codes
 from ..engine._marginal_model import pairwise_statistics
 from ..exceptions import UndefinedStatisticWarning
 from ..results._base import TestResult
@@ -495,21 +495,8 @@ def _test_column(comparison, test):
 
 
 def _raw(encoded, array):
-    """Codes 0..K-1 of an encoded array, as intp.
-
-    Raw labels can be bools (which would index as a mask) or narrow or
-    unsigned integers, in which ``label - offset`` overflows (int8 labels
-    {-100, 100}, uint8 truth with an offset of -1). The shift is done modulo
-    2**bits in the unsigned type of the same width, which is exact because
-    every code lies in [0, 2**bits).
-    """
-    if array.dtype.kind == "b":
-        array = array.view(np.uint8)
-    if not encoded.offset:
-        return array.astype(np.intp, copy=False)
-    unsigned = np.dtype(f"u{array.dtype.itemsize}")
-    shift = np.array(int(encoded.offset) % (1 << (8 * unsigned.itemsize)), dtype=unsigned)
-    return (array.view(unsigned) - shift).astype(np.intp)
+    """Codes 0..K-1 of an encoded array, as intp (see :func:`label_codes`)."""
+    return label_codes(array, encoded.offset)
 
 
 def _compact(codes, size):

@@ -101,7 +101,10 @@ def _encode_predictions(y_true, preds):
         hi = max(int(a.max()) for a in arrays)
         if hi - lo < max(_MAX_DIRECT_RANGE, n):
             dtype = np.result_type(*[a.dtype for a in arrays])
-            values = np.arange(lo, hi + 1).astype(dtype)
+            # Built modulo 2**64 and cast, so that labels near the ends of
+            # int64 or uint64 keep their exact values.
+            span = np.arange(hi - lo + 1, dtype=np.uint64) + np.uint64(lo % 2**64)
+            values = span.astype(dtype) if dtype.kind != "b" else span.astype(bool)
             return EncodedPredictions(y_true, list(preds), values, lo)
     try:
         values, inverse = np.unique(np.concatenate(arrays), return_inverse=True)
@@ -112,6 +115,23 @@ def _encode_predictions(y_true, preds):
         ) from exc
     inverse = inverse.reshape(len(arrays), n).astype(np.intp, copy=False)
     return EncodedPredictions(inverse[0], list(inverse[1:]), values, 0)
+
+
+def label_codes(array, offset):
+    """Codes ``label - offset`` of integer or bool labels, as intp, exactly.
+
+    The subtraction is done in intp, never in the labels' own narrow type
+    (int8 labels {-100, 100} or uint8 truth against a prediction of -1
+    would overflow there); uint64 labels beyond the intp range are shifted
+    modulo 2**64, which is exact because every code lies in [0, 2**63).
+    """
+    if array.dtype.kind == "b":
+        array = array.view(np.uint8)
+    if array.dtype.kind == "u" and array.dtype.itemsize == 8:
+        return (array - np.uint64(int(offset) % 2**64)).astype(np.intp)
+    if not offset:
+        return array.astype(np.intp, copy=False)
+    return np.subtract(array, int(offset), dtype=np.intp)
 
 
 def _joint_codes(encoded, n_values, rows=slice(None), out=None):

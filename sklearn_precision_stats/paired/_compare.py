@@ -12,14 +12,19 @@ from collections.abc import Hashable
 import numpy as np
 
 from ..engine._bias_reduced import bias_reduced_meat
-from ..engine._counts import _encode_predictions, encode_groups, statistics_from_codes
+from ..engine._counts import (
+    _encode_predictions,
+    encode_groups,
+    label_codes,
+    statistics_from_codes,
+)
 from ..engine._diagnostics import diagnose
 from ..engine._marginal_model import omnibus_statistics, pairwise_statistics
 from ..engine._roles import get_role
 from ..exceptions import UndefinedStatisticWarning
 from ..results._paired_comparison import ComparisonData, PairedComparison
 from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions, validate_params
-from ..utils._validation import _check_groups, _check_predictions
+from ..utils._validation import _check_aligned_indexes, _check_groups, _check_predictions
 
 __all__ = [
     "compare_accuracy",
@@ -439,6 +444,7 @@ def _compare(
     call (the default suits the public functions).
     """
     role = get_role(metric)
+    _check_aligned_indexes(y_true=y_true, groups=groups)
     y_true, names, preds = _check_predictions(y_true, y_preds, reference)
     groups = _check_groups(groups, y_true.shape[0])
     data = prepare_comparison(y_true, preds, groups, labels, role)
@@ -458,8 +464,8 @@ def prepare_comparison(y_true, preds, groups, labels, role):
     else:
         record_codes, n_records = encode_groups(groups)
     off = encoded.offset
-    y = _codes(encoded.y_true, off)
-    codes = [_codes(p, off) for p in encoded.preds]
+    y = label_codes(encoded.y_true, off)
+    codes = [label_codes(p, off) for p in encoded.preds]
     categories, pooled, present = statistics_from_codes(
         y, codes, len(encoded.values), record_codes, n_records
     )
@@ -563,10 +569,6 @@ def _few_clusters(pairwise, omnibus, n_clusters, n_rows, n_classifiers):
             )
         )
     return messages
-
-
-def _codes(array, offset):
-    return (array - offset if offset else array).astype(np.intp, copy=False)
 
 
 def _frozen_codes(codes):

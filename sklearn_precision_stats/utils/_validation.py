@@ -102,6 +102,7 @@ def _check_predictions(y_true, y_preds, reference):
     preds : list of ndarray
         Predictions in the order of `names`.
     """
+    raw_y_true = y_true
     y_true = _as_label_array(y_true, "y_true")
     items = _named_items(
         y_preds,
@@ -112,6 +113,7 @@ def _check_predictions(y_true, y_preds, reference):
         "add the predictions of a reference classifier",
     )
     names = [name for name, _ in items]
+    _check_aligned_indexes(y_true=raw_y_true, **{f"y_preds[{n!r}]": p for n, p in items})
     if y_true.shape[0] == 0:
         raise ValueError("y_true is empty; at least one row is needed.")
     preds = []
@@ -147,3 +149,32 @@ def _check_groups(groups, n_rows):
             "pass one record id per row (the record each row predicts)."
         )
     return groups
+
+
+def _check_aligned_indexes(**named_arrays):
+    """Raise when pandas arguments that are paired row by row have different indexes.
+
+    The functions pair their arguments by position. A Series or DataFrame
+    whose index is ordered differently from another argument's would then
+    be paired with the wrong rows without a word, so indexes that differ
+    (in values or order) are an error; plain arrays and lists carry no
+    index and are not checked. Keyword names are the argument names used
+    in the message; None values are skipped.
+    """
+    indexed = [
+        (name, value.index)
+        for name, value in named_arrays.items()
+        if isinstance(value, (pd.Series, pd.DataFrame))
+    ]
+    if len(indexed) < 2:
+        return
+    first_name, first = indexed[0]
+    for name, index in indexed[1:]:
+        if not first.equals(index):
+            raise ValueError(
+                f"{first_name} and {name} are pandas objects with different "
+                "indexes; their rows are paired by position, which would pair "
+                "different records. Align them first, e.g. "
+                f"{name} = {name}.reindex({first_name}.index), or pass "
+                "NumPy arrays (.to_numpy()) if the positions already match."
+            )
