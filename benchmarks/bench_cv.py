@@ -1,4 +1,4 @@
-"""Benchmark of CVPrecisionComparator (issue 3).
+"""Benchmark of CVPrecisionComparator (cross-validated comparison, paper Algorithm 2).
 
 Prints, from one run:
 

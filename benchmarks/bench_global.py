@@ -1,6 +1,6 @@
 """Cost of the resampling behind the global null test and at_prevalence.
 
-Target (issue 4): 1000 paired permutations of 10^6 records with 10 classes
+Target: 1000 paired permutations of 10^6 records with 10 classes
 and two classifiers in under 5 seconds. A paired permutation only moves
 records between the cells (y, a, b) and (y, b, a) of the joint table of
 (truth, reference prediction, classifier prediction), so the resampling

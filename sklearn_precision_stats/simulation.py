@@ -36,9 +36,8 @@ import pandas as pd
 from scipy import stats
 
 from .engine._counts import counts_from_joint_table
-from .engine._roles import ROLES
 from .engine._marginal_model import pairwise_statistics
-from .utils._random_state import check_random_state_any
+from .engine._roles import ROLES
 from .utils._random_state import check_random_state_any
 from .utils._validation import _check_alpha, _check_integer
 

@@ -1,7 +1,6 @@
-"""Calibration plot points (Table 7.2 of the evaluation chapter) and
-the Hosmer-Lemeshow test.
+"""Calibration plot points and the Hosmer-Lemeshow test.
 
-References: the chapter's Table 7.2, scikit-learn's ``calibration_curve``,
+References: a ten-row example worked by hand, scikit-learn's ``calibration_curve``,
 Pearson's chi-square over the 2 x g table written out here, statsmodels'
 logistic regression for the size simulation.
 """
@@ -20,8 +19,8 @@ from sklearn_precision_stats import (
     hosmer_lemeshow_test,
 )
 
-TABLE_7_2_D = [0, 0, 0, 1, 0, 0, 1, 1, 1, 1]
-TABLE_7_2_PHI = [0.04, 0.21, 0.41, 0.46, 0.51, 0.59, 0.61, 0.75, 0.80, 0.92]
+TEN_ROWS_D = [0, 0, 0, 1, 0, 0, 1, 1, 1, 1]
+TEN_ROWS_PHI = [0.04, 0.21, 0.41, 0.46, 0.51, 0.59, 0.61, 0.75, 0.80, 0.92]
 
 
 def pearson_over_cells(y, prob, n_groups):
@@ -42,9 +41,9 @@ def pearson_over_cells(y, prob, n_groups):
     return total
 
 
-def test_table_7_2_points():
+def test_ten_rows_points():
     # Groups of 3, 3 and 4 rows; points (0.00, 0.22), (0.33, 0.52), (1.00, 0.77).
-    points = calibration_points(TABLE_7_2_D, TABLE_7_2_PHI, n_groups=3)
+    points = calibration_points(TEN_ROWS_D, TEN_ROWS_PHI, n_groups=3)
     assert list(points.columns) == ["group", "n", "prob_pred", "prob_true", "expected", "observed"]
     assert points["n"].tolist() == [3, 3, 4]
     np.testing.assert_allclose(points["prob_true"], [0, 1 / 3, 1], rtol=1e-12)
@@ -54,16 +53,16 @@ def test_table_7_2_points():
     # The input order does not matter.
     perm = np.random.default_rng(0).permutation(10)
     shuffled = calibration_points(
-        np.array(TABLE_7_2_D)[perm], np.array(TABLE_7_2_PHI)[perm], n_groups=3
+        np.array(TEN_ROWS_D)[perm], np.array(TEN_ROWS_PHI)[perm], n_groups=3
     )
     np.testing.assert_allclose(shuffled["prob_pred"], points["prob_pred"])
 
 
-def test_table_7_2_hosmer_lemeshow_by_hand():
+def test_ten_rows_hosmer_lemeshow_by_hand():
     # (0 - 0.66)^2 / (0.66 * 0.78) + (1 - 1.56)^2 / (1.56 * 0.48)
     #   + (4 - 3.08)^2 / (3.08 * 0.23), chi-square with 3 - 2 = 1 df.
     by_hand = 0.66**2 / (0.66 * 0.78) + 0.56**2 / (1.56 * 0.48) + 0.92**2 / (3.08 * 0.23)
-    res = hosmer_lemeshow_test(TABLE_7_2_D, TABLE_7_2_PHI, n_groups=3)
+    res = hosmer_lemeshow_test(TEN_ROWS_D, TEN_ROWS_PHI, n_groups=3)
     assert res.statistic == pytest.approx(by_hand, rel=1e-12)
     assert res.df == 1 and res.n_groups == 3
     assert res.pvalue == pytest.approx(stats.chi2.sf(by_hand, 1), rel=1e-12)
@@ -100,12 +99,12 @@ def test_uniform_strategy_matches_sklearn_calibration_curve():
 
 
 def test_labels_and_pos_label():
-    labels = np.where(np.array(TABLE_7_2_D) == 1, "yes", "no")
-    res = hosmer_lemeshow_test(labels, TABLE_7_2_PHI, n_groups=3, pos_label="yes")
-    ref = hosmer_lemeshow_test(TABLE_7_2_D, TABLE_7_2_PHI, n_groups=3)
+    labels = np.where(np.array(TEN_ROWS_D) == 1, "yes", "no")
+    res = hosmer_lemeshow_test(labels, TEN_ROWS_PHI, n_groups=3, pos_label="yes")
+    ref = hosmer_lemeshow_test(TEN_ROWS_D, TEN_ROWS_PHI, n_groups=3)
     assert res.statistic == pytest.approx(ref.statistic)
     with pytest.raises(ValueError, match="pass pos_label"):
-        hosmer_lemeshow_test(labels, TABLE_7_2_PHI, n_groups=3)
+        hosmer_lemeshow_test(labels, TEN_ROWS_PHI, n_groups=3)
 
 
 def test_size_for_a_fitted_logistic_model():
@@ -141,12 +140,23 @@ def test_detects_miscalibration():
     assert hosmer_lemeshow_test(y, np.sqrt(prob)).pvalue < 1e-6
 
 
-def test_undefined_is_nan_with_warning():
+def test_certain_groups_add_their_honest_contribution():
+    # The first group holds the four probabilities of exactly 0: outcomes
+    # that agree add 0 (the other groups' Pearson terms are the statistic);
+    # a positive among them makes the statistic infinite and p = 0.
     y = np.array([0, 0, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1])
     prob = np.r_[np.zeros(4), np.linspace(0.2, 0.8, 8)]
-    with pytest.warns(UndefinedStatisticWarning, match="all 0 or all 1"):
-        res = hosmer_lemeshow_test(y, prob, n_groups=3)
-    assert np.isnan(res.statistic) and np.isnan(res.pvalue)
+    res = hosmer_lemeshow_test(y, prob, n_groups=3)
+    rest = pearson_over_cells(y[4:], prob[4:], 2)
+    assert res.n_groups == 3 and res.statistic == pytest.approx(rest, rel=1e-12)
+    y_bad = y.copy()
+    y_bad[0] = 1
+    res = hosmer_lemeshow_test(y_bad, prob, n_groups=3)
+    assert res.statistic == np.inf and res.pvalue == 0.0
+
+
+def test_undefined_is_nan_with_warning():
+    y = np.array([0, 0, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1])
     with pytest.warns(UndefinedStatisticWarning, match="no degrees of freedom"):
         res = hosmer_lemeshow_test(y, np.full(12, 0.5), n_groups=3, strategy="uniform")
     assert res.n_groups == 1 and np.isnan(res.pvalue)
@@ -156,11 +166,11 @@ def test_input_errors():
     with pytest.raises(ValueError, match=r"probabilities in \[0, 1\]"):
         hosmer_lemeshow_test([0, 1, 1], [0.2, 1.5, 0.3])
     with pytest.raises(ValueError, match="n_groups must be an integer >= 3"):
-        hosmer_lemeshow_test(TABLE_7_2_D, TABLE_7_2_PHI, n_groups=2)
+        hosmer_lemeshow_test(TEN_ROWS_D, TEN_ROWS_PHI, n_groups=2)
     with pytest.raises(ValueError, match="larger than the number of rows"):
-        calibration_points(TABLE_7_2_D, TABLE_7_2_PHI, n_groups=11)
+        calibration_points(TEN_ROWS_D, TEN_ROWS_PHI, n_groups=11)
     with pytest.raises(ValueError, match="strategy must be one of"):
-        calibration_points(TABLE_7_2_D, TABLE_7_2_PHI, strategy="quantile")
+        calibration_points(TEN_ROWS_D, TEN_ROWS_PHI, strategy="quantile")
     with pytest.raises(ValueError, match="binary"):
         calibration_points([0, 1, 2], [0.1, 0.2, 0.3], n_groups=2)
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
@@ -168,7 +178,7 @@ def test_input_errors():
 
 
 def test_result_is_frozen_and_readable():
-    res = hosmer_lemeshow_test(TABLE_7_2_D, TABLE_7_2_PHI, n_groups=3)
+    res = hosmer_lemeshow_test(TEN_ROWS_D, TEN_ROWS_PHI, n_groups=3)
     assert repr(res) == (
         "HosmerLemeshowResult(statistic=2.45976, pvalue=0.116796, df=1, n_groups=3)"
     )

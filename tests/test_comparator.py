@@ -9,7 +9,12 @@ from sklearn.base import clone
 from sklearn.datasets import load_iris, make_classification
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import GridSearchCV, cross_validate, train_test_split
+from sklearn.model_selection import (
+    GridSearchCV,
+    StratifiedKFold,
+    cross_validate,
+    train_test_split,
+)
 from sklearn.naive_bayes import GaussianNB
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -17,9 +22,21 @@ from sklearn.tree import DecisionTreeClassifier
 
 from sklearn_precision_stats import (
     PairedPrecisionComparator,
+    compare_accuracy,
+    compare_npv,
     compare_precision,
+    compare_recall,
+    compare_specificity,
     make_comparison_scorer,
 )
+
+_COMPARE = {
+    "precision": compare_precision,
+    "npv": compare_npv,
+    "recall": compare_recall,
+    "specificity": compare_specificity,
+    "accuracy": compare_accuracy,
+}
 
 # Perfectly separated classes (iris setosa, digits) make some Wald tests
 # undefined: expected here, and tested in test_undefined.py.
@@ -64,13 +81,13 @@ def test_parallel_fit_gives_identical_results(data):
 
 
 def test_get_set_params_and_clone():
-    comp = PairedPrecisionComparator(_estimators(), reference="nb", alpha=0.1)
+    comp = PairedPrecisionComparator(_estimators(), reference="nb", confidence_level=0.9)
     params = comp.get_params()
-    assert params["reference"] == "nb" and params["alpha"] == 0.1
+    assert params["reference"] == "nb" and params["confidence_level"] == 0.9
     assert params["tree__max_depth"] == 4
     assert params["lr__logisticregression__max_iter"] == 500
-    comp.set_params(tree__max_depth=2, alpha=0.01, lr__logisticregression__C=0.5)
-    assert comp.estimators["tree"].max_depth == 2 and comp.alpha == 0.01
+    comp.set_params(tree__max_depth=2, confidence_level=0.99, lr__logisticregression__C=0.5)
+    assert comp.estimators["tree"].max_depth == 2 and comp.confidence_level == 0.99
     comp.set_params(nb=LogisticRegression())
     assert isinstance(comp.estimators["nb"], LogisticRegression)
     cloned = clone(comp)
@@ -91,8 +108,8 @@ def test_grid_search_over_nested_params(data):
     search = GridSearchCV(
         comp,
         {"tree__max_depth": [2, 4]},
-        cv=2,
-        scoring=make_comparison_scorer(output="precision difference", label=1),
+        cv=StratifiedKFold(2),
+        scoring=make_comparison_scorer(output="diff", label=1),
     )
     search.fit(X_train, y_train)
     assert search.best_params_["tree__max_depth"] in (2, 4)
@@ -133,30 +150,44 @@ def test_compare_before_fit():
         PairedPrecisionComparator(_estimators()).compare([[0] * 8], [0])
 
 
-@pytest.mark.parametrize("test", ["score", "wgs", "wald", "rp"])
-@pytest.mark.parametrize("output", ["pvalue", "statistic", "rp", "precision difference"])
-def test_scorer_in_cross_validate(test, output):
+@pytest.mark.parametrize("test", ["gs", "wgs", "wald", "ratio"])
+@pytest.mark.parametrize("output", ["pvalue", "statistic", "ratio", "diff"])
+@pytest.mark.parametrize("metric", ["precision", "npv", "accuracy"])
+def test_scorer_in_cross_validate(test, output, metric):
     X, y = make_classification(600, 6, flip_y=0.2, random_state=1)
     comp = PairedPrecisionComparator(
         {"tree": DecisionTreeClassifier(max_depth=5, random_state=0), "nb": GaussianNB()}
     )
-    scorer = make_comparison_scorer(test, output, label=1)
-    scores = cross_validate(comp, X, y, cv=3, scoring={"s": scorer})["test_s"]
+    label = None if metric == "accuracy" else 1
+    scorer = make_comparison_scorer(test, output, metric=metric, label=label)
+    cv = StratifiedKFold(3)
+    scores = cross_validate(comp, X, y, cv=cv, scoring={"s": scorer})["test_s"]
     assert scores.shape == (3,) and np.isfinite(scores).all()
-    # The last fold by hand.
-    from sklearn.model_selection import StratifiedKFold
-
-    train, test_idx = list(StratifiedKFold(3).split(X, y))[-1]
-    row = clone(comp).fit(X[train], y[train]).compare(X[test_idx], y[test_idx]).get(1)
+    # The last fold by hand, from the public comparison functions.
+    train, test_idx = list(cv.split(X, y))[-1]
+    preds = {
+        name: clone(est).fit(X[train], y[train]).predict(X[test_idx])
+        for name, est in comp.estimators.items()
+    }
+    compare = {
+        "precision": compare_precision,
+        "npv": compare_npv,
+        "accuracy": compare_accuracy,
+    }[metric]
+    table = compare(y[test_idx], preds).table
+    row = table.iloc[0] if metric == "accuracy" else table[table["class"] == 1].iloc[0]
     expected = {
-        "rp": row["rp"],
-        "precision difference": row["precision"] - row["precision_reference"],
-        "pvalue": row["rp_pvalue" if test == "rp" else f"{test}_pvalue"],
+        "ratio": row["ratio"],
+        "diff": row[metric] - row[f"{metric}_reference"],
+        # p-values are negated so that grid search maximises -p.
+        "pvalue": -row["ratio_pvalue" if test == "ratio" else f"{test}_pvalue"],
         "statistic": (
-            np.log(row["rp"]) / row["rp_se_log"] if test == "rp" else row[f"{test}_stat"]
+            np.log(row["ratio"]) / row["ratio_se_log"] if test == "ratio" else row[f"{test}_stat"]
         ),
     }[output]
     assert scores[-1] == pytest.approx(expected, rel=1e-12)
+    if output == "pvalue":
+        assert (scores <= 0).all()
 
 
 def test_scorer_errors_and_pickle():
@@ -164,17 +195,89 @@ def test_scorer_errors_and_pickle():
     comp = PairedPrecisionComparator(
         {"a": GaussianNB(), "b": DecisionTreeClassifier(), "c": LogisticRegression()}
     ).fit(X, y)
-    with pytest.raises(ValueError, match="label is needed.*label=1"):
-        make_comparison_scorer()(comp, X, y)
+    # A missing label is an error when the scorer is made, not NaN scores
+    # inside a grid search.
+    with pytest.raises(ValueError, match="label is needed.*label=<class>"):
+        make_comparison_scorer()
+    with pytest.raises(ValueError, match="label is needed.*metric='recall'"):
+        make_comparison_scorer(metric="recall")
+    with pytest.raises(ValueError, match="accuracy pools the classes"):
+        make_comparison_scorer(metric="accuracy", label=1)
     with pytest.raises(ValueError, match="classifier is needed"):
         make_comparison_scorer(label=1)(comp, X, y)
+    with pytest.raises(ValueError, match="label=7 is not a class"):
+        make_comparison_scorer(label=7, classifier="c")(comp, X, y)
+    with pytest.raises(ValueError, match="classifier='z' is not compared"):
+        make_comparison_scorer(label=1, classifier="z")(comp, X, y)
     assert np.isfinite(make_comparison_scorer(label=1, classifier="c")(comp, X, y))
+    assert np.isfinite(make_comparison_scorer(metric="accuracy", classifier="c")(comp, X, y))
     with pytest.raises(ValueError, match="test must be one of"):
-        make_comparison_scorer("auc")
+        make_comparison_scorer("auc", label=1)
     with pytest.raises(ValueError, match="output must be one of"):
-        make_comparison_scorer(output="f1")
+        make_comparison_scorer(output="f1", label=1)
+    with pytest.raises(ValueError, match="metric must be one of"):
+        make_comparison_scorer(metric="f1", label=1)
     scorer = pickle.loads(pickle.dumps(make_comparison_scorer(label=1, classifier="c")))
-    assert "label=1" in repr(scorer)
+    assert "label=1" in repr(scorer) and "metric='precision'" in repr(scorer)
+
+
+@pytest.mark.parametrize("metric", ["precision", "npv", "recall", "specificity", "accuracy"])
+def test_compare_other_metric_without_refit(data, metric):
+    X_train, X_test, y_train, y_test = data
+    comp = PairedPrecisionComparator(_estimators(), reference="tree").fit(X_train, y_train)
+    fitted = comp.estimators_
+    result = comp.compare(X_test, y_test, metric=metric, confidence_level=0.9)
+    assert comp.estimators_ is fitted and result.metric == metric
+    preds = comp.predict_all(X_test)
+    expected = _COMPARE[metric](y_test, preds, reference="tree", confidence_level=0.9)
+    pd.testing.assert_frame_equal(result.table, expected.table)
+    # The comparator's own metric is the default.
+    comp.set_params(metric=metric)
+    pd.testing.assert_frame_equal(
+        comp.compare(X_test, y_test, confidence_level=0.9).table, expected.table
+    )
+
+
+def test_drop_an_estimator_as_in_voting_classifier(data):
+    X_train, X_test, y_train, y_test = data
+    comp = PairedPrecisionComparator(_estimators(), reference="tree")
+    comp.set_params(nb="drop")
+    assert comp.get_params()["nb"] == "drop"
+    comp.fit(X_train, y_train)
+    assert len(comp.estimators_) == 2 and comp.named_estimators_["nb"] == "drop"
+    result = comp.compare(X_test, y_test)
+    assert list(result.classifiers) == ["tree", "lr"]
+    preds = {n: e.fit(X_train, y_train).predict(X_test) for n, e in _estimators().items()}
+    del preds["nb"]
+    expected = compare_precision(y_test, preds, reference="tree")
+    pd.testing.assert_frame_equal(result.table, expected.table)
+    # Back in with set_params, and clone keeps the "drop".
+    assert clone(comp).get_params()["nb"] == "drop"
+    with pytest.raises(ValueError, match="reference='tree' .* set to 'drop'"):
+        PairedPrecisionComparator(_estimators(), reference="tree").set_params(tree="drop").fit(
+            X_train, y_train
+        )
+    with pytest.raises(ValueError, match="at least two classifiers .* 'drop'"):
+        clone(comp).set_params(lr="drop", reference=None).fit(X_train, y_train)
+
+
+def test_is_not_a_classifier_and_html_repr_shows_estimators():
+    from sklearn.base import is_classifier
+    from sklearn.utils import estimator_html_repr
+
+    comp = PairedPrecisionComparator(_estimators())
+    # No predict of its own: not a classifier (so scorers like "precision"
+    # are not silently NaN), and stratified splits are asked for explicitly.
+    assert not is_classifier(comp) and not hasattr(comp, "predict")
+    html = estimator_html_repr(comp)
+    for name in ("nb", "tree", "lr", "GaussianNB", "DecisionTreeClassifier", "StandardScaler"):
+        assert name in html, name
+    assert (
+        "https://sklearn-precision-stats.readthedocs.io/en/latest/api/generated/"
+        "sklearn_precision_stats.PairedPrecisionComparator.html"
+    ) in html
+    # A sub-estimator's own link still points at scikit-learn's pages.
+    assert "scikit-learn.org" in html
 
 
 def test_summary_and_repr():
@@ -201,10 +304,10 @@ def test_summary_and_repr():
         assert needle in text, needle
     assert str(result) == text
     r = repr(result)
-    assert r.startswith("PrecisionComparison(metric='precision'") and "'svm'" in r
-    gee = result["gee"]
-    np.testing.assert_allclose(gee["odds_ratio"], np.exp(result.table["log_or"]))
-    assert list(result["score"].columns) == [
+    assert r.startswith("PairedComparison(metric='precision'") and "'svm'" in r
+    wald = result["wald"]
+    np.testing.assert_allclose(wald["odds_ratio"], np.exp(result.table["log_or"]))
+    assert list(result["gs"].columns) == [
         "class",
         "classifier",
         "reference",

@@ -1,5 +1,6 @@
-"""Tests of CVPrecisionComparator (issue 3: cross-validation, Algorithm 2)."""
+"""Tests of CVPrecisionComparator (cross-validation, the paper's Algorithm 2)."""
 
+import re
 import sys
 import threading
 
@@ -30,11 +31,13 @@ from sklearn.tree import DecisionTreeClassifier
 
 from sklearn_precision_stats import CVPrecisionComparator, compare_precision
 from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
-from sklearn_precision_stats.results._paired_comparison import PAIRWISE_COLUMNS
+from sklearn_precision_stats.results._registry import TEST_COLUMNS
 
 COLUMNS = ["record_id", "repeat", "fold", "classifier", "y_true", "y_pred"]
-# The table's statistics: every column but the labels and the row counts.
-STAT_COLUMNS = [c for c in PAIRWISE_COLUMNS[3:] if not c.startswith("n_")]
+# The table's test statistics (the measure's own columns hold Wilson or
+# cluster-robust intervals, which differ between pooled and clustered rows).
+# WGS is defined for one row per record only: NaN with repeated records.
+STAT_COLUMNS = [c for c in TEST_COLUMNS if not c.startswith("wgs_")]
 
 
 @pytest.fixture(scope="module")
@@ -207,13 +210,13 @@ def test_result_equals_statsmodels_gee_on_predictions(data3, names):
         np.testing.assert_allclose(row["log_or"], b, rtol=1e-9)
         np.testing.assert_allclose(row["log_or_se"], se, rtol=1e-9)
         np.testing.assert_allclose(row["wald_stat"], b**2 / se**2, rtol=1e-9)
-        np.testing.assert_allclose(row["score_stat"], score, rtol=1e-9)
+        np.testing.assert_allclose(row["gs_stat"], score, rtol=1e-9)
     for _, row in comp.result_.omnibus.iterrows():
         fit, score = _gee(rows, row["class"], names)
         b, cov = fit.params[1:], fit.cov_params()[1:, 1:]
         assert row["df"] == len(names) - 1
         np.testing.assert_allclose(row["wald_stat"], b @ np.linalg.solve(cov, b), rtol=1e-9)
-        np.testing.assert_allclose(row["score_stat"], score, rtol=1e-9)
+        np.testing.assert_allclose(row["gs_stat"], score, rtol=1e-9)
 
 
 def test_repeated_identical_splits_give_single_pass_statistics(data3):
@@ -227,8 +230,9 @@ def test_repeated_identical_splits_give_single_pass_statistics(data3):
     assert thrice.result_.n_rows == 3 * once.result_.n_rows
     t1, t3 = once.result_.table, thrice.result_.table
     np.testing.assert_allclose(t3[STAT_COLUMNS], t1[STAT_COLUMNS], rtol=1e-12)
-    np.testing.assert_array_equal(t3["n_predicted"], 3 * t1["n_predicted"])
-    cols = ["score_stat", "score_pvalue", "wald_stat", "wald_pvalue"]
+    assert np.isfinite(t1["wgs_stat"]).all() and np.isnan(t3["wgs_stat"]).all()
+    np.testing.assert_array_equal(t3["n"], 3 * t1["n"])
+    cols = ["gs_stat", "gs_pvalue", "wald_stat", "wald_pvalue"]
     np.testing.assert_allclose(thrice.result_.omnibus[cols], once.result_.omnibus[cols], rtol=1e-12)
     # Pooling the 3N rows as independent (no clusters) would not preserve them.
     rows = thrice.predictions_
@@ -242,8 +246,8 @@ def test_repeated_identical_splits_give_single_pass_statistics(data3):
 def test_odds_ratio_sentence_with_several_classifiers(data3):
     # Paper Table 9: "RF has 52% (95% CI 34%, 73%) higher odds than NB".
     X, y = data3
-    comp = CVPrecisionComparator(_three(), cv=_rskf(), alpha=0.05).fit(X, y)
-    gee = comp.result_["gee"]
+    comp = CVPrecisionComparator(_three(), cv=_rskf(), confidence_level=0.95).fit(X, y)
+    gee = comp.result_["wald"]
     row = gee[(gee["class"] == 1) & (gee["classifier"] == "dt")].iloc[0]
     pct = [100 * (v - 1) for v in (row["odds_ratio"], row["ci_low"], row["ci_high"])]
     sentence = (
@@ -465,19 +469,27 @@ def _failing_setup(stage="fit"):
     return X, y, estimators, KFold(4)  # record 50 is tested in split 1
 
 
-def test_error_score_raise_names_classifier_and_split():
+def _notes(exc):
+    return "\n".join(getattr(exc, "__notes__", []))
+
+
+def test_error_score_raise_keeps_the_estimators_exception():
+    # The estimator's own exception, of its own type, with a note naming the
+    # classifier and the split: code that catches it keeps working.
     X, y, estimators, cv = _failing_setup()
-    with pytest.raises(RuntimeError, match=r"'bad' on split 1 .*ZeroDivisionError") as info:
+    with pytest.raises(ZeroDivisionError) as info:
         CVPrecisionComparator(estimators, cv=cv).fit(X, y)
-    assert isinstance(info.value.__cause__, ZeroDivisionError)
+    assert re.search(r"classifier 'bad' on split 1 \(0-based, of 4\)", _notes(info.value))
+    assert "error_score=np.nan" in _notes(info.value)
 
 
 def test_error_score_raise_from_worker_processes(data2):
-    # The exception comes back pickled from a loky process.
+    # The exception comes back pickled from a loky process, notes included.
     X, y = data2
     estimators = {"nb": GaussianNB(), "lr": LogisticRegression(C=-1.0)}
-    with pytest.raises(RuntimeError, match=r"'lr' on split \d .*'C' parameter"):
+    with pytest.raises(ValueError, match=r"'C' parameter") as info:
         CVPrecisionComparator(estimators, cv=3, n_jobs=2).fit(X, y)
+    assert re.search(r"classifier 'lr' on split \d", _notes(info.value))
 
 
 @pytest.mark.parametrize("stage", ["fit", "predict"])
@@ -548,9 +560,10 @@ def test_verbose_without_tqdm_uses_joblib_messages(data2, capsys, monkeypatch):
 @pytest.mark.parametrize(
     "kwargs, fit_kwargs, match",
     [
-        ({"cv": "five"}, {}, r"cv='five' could not split .*int >= 2"),
-        ({"cv": 1}, {}, r"cv=1 is not a valid cross-validation"),
-        ({"cv": True}, {}, r"cv=True is not a valid"),
+        ({"cv": "five"}, {}, r"The 'cv' parameter of CVPrecisionComparator must be"),
+        ({"cv": 1}, {}, r"The 'cv' parameter of CVPrecisionComparator must be"),
+        ({"cv": True}, {}, r"The 'cv' parameter"),
+        ({"cv": [(np.arange(3), np.arange(3, 6), 0)]}, {}, r"could not split .*int >= 2"),
         ({"cv": []}, {}, r"produced no split"),
         ({"cv": [(np.arange(5),)]}, {}, r"could not split .* list of \(train, test\)"),
         (
@@ -560,8 +573,8 @@ def test_verbose_without_tqdm_uses_joblib_messages(data2, capsys, monkeypatch):
         ),
         ({"cv": [(np.arange(10, 300), np.arange(10))]}, {}, r"out of range for 200"),
         ({"cv": [(np.arange(10, 200) * 0.5, np.arange(10))]}, {}, r"integer positions"),
-        ({"error_score": "ignore"}, {}, r"error_score must be 'raise' or a number"),
-        ({"error_score": True}, {}, r"error_score must be"),
+        ({"error_score": "ignore"}, {}, r"The 'error_score' parameter .* must be"),
+        ({"error_score": True}, {}, r"error_score must be 'raise' or a number"),
         ({"reference": "svm"}, {}, r"reference='svm' is not one of the estimators"),
         ({"estimators": {"nb": GaussianNB()}}, {}, r"at least two classifiers"),
         (
@@ -569,8 +582,9 @@ def test_verbose_without_tqdm_uses_joblib_messages(data2, capsys, monkeypatch):
             {},
             r"dict name -> estimator",
         ),
-        ({"alpha": 1.5}, {}, r"alpha must be"),
-        ({"verbose": -1}, {}, r"verbose must be an integer >= 0"),
+        ({"confidence_level": 1.5}, {}, r"The 'confidence_level' parameter"),
+        ({"metric": "f1"}, {}, r"The 'metric' parameter .* \{.*'npv'"),
+        ({"verbose": -1}, {}, r"The 'verbose' parameter"),
         ({}, {"y": np.zeros(150, int)}, r"X has 200 samples but y has 150"),
         ({}, {"groups": np.zeros(3)}, r"groups has 3 entries but X has 200"),
         ({}, {"y": np.zeros((200, 3))}, r"y must be 1-D"),
@@ -611,7 +625,7 @@ def test_clone_and_nested_params(data2):
     cloned.fit(X, y)
     assert not hasattr(comp, "result_")
     assert cloned.n_splits_ == 4
-    assert cloned.result_.classifiers == ["lr", "nb"]
+    assert list(cloned.result_.classifiers) == ["lr", "nb"]
     with pytest.raises(ValueError, match="'svm' is neither a parameter nor an estimator"):
         cloned.set_params(svm__C=1.0)
 

@@ -253,7 +253,7 @@ def test_sign_test_matches_binomtest():
 
 
 def test_pooling_repeats_inflates_plain_mcnemar_but_not_clustered():
-    """The contingency-table seed's two closing questions, by simulation.
+    """Re-using records across cross-validation repeats, by simulation.
 
     Null: each record has its own chances q_a, q_b of being classified
     correctly, drawn from the same Beta(0.5, 0.5), so the accuracies are
@@ -290,12 +290,12 @@ def test_pooling_repeats_inflates_plain_mcnemar_but_not_clustered():
     assert 0.02 <= clustered <= 0.085
 
 
-def test_sign_test_reproduces_seed_simulation():
-    """The contingency-table seed's simulation of Salzberg's test.
+def test_sign_test_size_and_power_by_simulation():
+    """Size and power of Salzberg's (1997) sign test, by simulation.
 
     10 classes; system I guesses uniformly; system II is forced right with
-    probability r, else guesses. The seed reports size below alpha at
-    r = 0 and, for r = 3%, rejection in most trials only beyond N = 750.
+    probability r, else guesses. The size stays below alpha at r = 0 and,
+    for r = 3%, the test rejects in most trials only beyond N = 750.
     400 trials per setting: Monte Carlo SE <= 0.025.
     """
     rng = np.random.default_rng(7)

@@ -2,6 +2,7 @@
 
 from ..results._base import ConfidenceInterval
 from ._calibration import HosmerLemeshowResult, calibration_points, hosmer_lemeshow_test
+from ._cochran import CochranQResult, cochrans_q_test
 from ._mcnemar import McNemarResult, SignTestResult, mcnemar_test, sign_test
 from ._resampled_ttests import (
     FTestResult,
@@ -20,6 +21,7 @@ from ._resampled_ttests import (
 from ._roc import DeLongResult, delong_test, hanley_mcneil_se
 
 __all__ = [
+    "CochranQResult",
     "ConfidenceInterval",
     "DeLongResult",
     "FTestResult",
@@ -30,6 +32,7 @@ __all__ = [
     "TTestResult",
     "WilcoxonResult",
     "calibration_points",
+    "cochrans_q_test",
     "combined_ftest_5x2cv",
     "corrected_repeated_kfold_ttest",
     "corrected_resampled_ttest",

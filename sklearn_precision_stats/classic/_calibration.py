@@ -6,11 +6,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy import stats
-from sklearn.utils import assert_all_finite, check_consistent_length
-from sklearn.utils.validation import column_or_1d
 
-from ..utils._validation import _check_integer
-from ._common import TestResult, _check_binary_target, _warn_undefined
+from ..utils._validation import _check_aligned_indexes, _check_integer
+from ._common import (
+    TestResult,
+    _check_binary_target,
+    _check_not_hard_labels,
+    _score_array,
+    _warn_undefined,
+)
 
 __all__ = ["HosmerLemeshowResult", "calibration_points", "hosmer_lemeshow_test"]
 
@@ -39,44 +43,74 @@ class HosmerLemeshowResult(TestResult):
     n_groups: int
 
 
+def _uniform_bins(values, n_groups):
+    """Bin of each value among ``n_groups`` equal-width bins on [0, 1].
+
+    The same bins as ``np.searchsorted(np.linspace(0, 1, n_groups + 1)[1:-1],
+    values)`` (scikit-learn's ``calibration_curve``), computed from the
+    edges ``i * (1 / n_groups)`` that ``linspace`` produces without building
+    them, so the work is proportional to the number of values, not of bins.
+    """
+    step = 1.0 / n_groups
+    # floor(p * g) is off by at most one from the count of interior edges
+    # below p; two correction passes each way make it exact.
+    k = np.clip(np.floor(values * n_groups), 0, n_groups - 1).astype(np.int64)
+    for _ in range(2):
+        k = np.where((k >= 1) & (k * step >= values), k - 1, k)
+        k = np.where((k + 1 <= n_groups - 1) & ((k + 1) * step < values), k + 1, k)
+    return k
+
+
 def _group_sums(y_true, y_prob, n_groups, strategy, pos_label):
-    """Per-group sizes, summed probabilities and summed outcomes."""
+    """Per-group sizes, summed probabilities, summed outcomes and summed 1 - p.
+
+    Rows are grouped through their distinct probabilities, so tied rows
+    always share a group and the sums do not depend on the row order.
+    """
     if strategy not in _STRATEGIES:
         raise ValueError(f"strategy must be one of {_STRATEGIES}, got {strategy!r}.")
-    positive = _check_binary_target(y_true, pos_label)
-    y_prob = column_or_1d(np.asarray(y_prob), dtype=np.float64, warn=False)
-    assert_all_finite(y_prob, input_name="y_prob")
-    check_consistent_length(positive, y_prob)
-    if y_prob.size == 0:
-        raise ValueError("y_true is empty; at least one row is needed.")
+    _check_aligned_indexes(y_true=y_true, y_prob=y_prob)
+    positive, classes = _check_binary_target(y_true, pos_label, return_classes=True)
+    y_prob = _score_array(y_prob, "y_prob")
+    n_rows = positive.shape[0]
+    if y_prob.shape[0] != n_rows:
+        raise ValueError(
+            "y_true and y_prob have inconsistent numbers of samples "
+            f"({n_rows} and {y_prob.shape[0]}); pass one probability per row of y_true."
+        )
     if y_prob.min() < 0 or y_prob.max() > 1:
         raise ValueError(
             "y_prob must hold probabilities in [0, 1], got values from "
             f"{y_prob.min():g} to {y_prob.max():g}; pass predict_proba(X)[:, 1], "
             "not decision_function(X)."
         )
-    n_rows = y_prob.shape[0]
+    _check_not_hard_labels(
+        y_prob, "y_prob", classes, "the predicted probabilities, predict_proba(X)[:, 1]"
+    )
+    values, inverse, counts = np.unique(y_prob, return_inverse=True, return_counts=True)
+    positives = np.bincount(inverse.ravel(), weights=positive, minlength=values.shape[0])
     if strategy == "equal-count":
         if n_groups > n_rows:
             raise ValueError(
                 f"n_groups={n_groups} is larger than the number of rows "
                 f"({n_rows}); use fewer groups."
             )
-        # Stable sort, then group j starts at rank floor(j * n / g): 10 rows
-        # in 3 groups give sizes 3, 3, 4, as in the chapter's Table 7.2.
-        order = np.argsort(y_prob, kind="stable")
-        group = np.empty(n_rows, dtype=np.intp)
-        group[order] = ((np.arange(n_rows) + 1) * n_groups - 1) // n_rows
+        # Group j starts at rank floor(j * n / g): 10 rows in 3 groups give
+        # sizes 3, 3, 4 (Hosmer and Lemeshow's deciles of risk). A run of tied
+        # probabilities goes wholly to the group of its lowest rank (the
+        # cut falls on a distinct value, like R's quantile breaks).
+        first_rank = np.cumsum(counts) - counts
+        group = ((first_rank + 1) * n_groups - 1) // n_rows
     else:
-        # Equal-width bins on [0, 1], closed on the right except the first,
-        # exactly as in sklearn.calibration.calibration_curve.
-        edges = np.linspace(0.0, 1.0, n_groups + 1)
-        group = np.searchsorted(edges[1:-1], y_prob)
-    size = np.bincount(group, minlength=n_groups)
-    expected = np.bincount(group, weights=y_prob, minlength=n_groups)
-    observed = np.bincount(group, weights=positive, minlength=n_groups)
-    keep = size > 0
-    return size[keep], expected[keep], observed[keep]
+        group = _uniform_bins(values, n_groups)
+    # `group` never decreases along the sorted values: runs are the groups,
+    # and the sums run over sorted values, whatever the input order.
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    size = np.add.reduceat(counts, starts)
+    expected = np.add.reduceat(values * counts, starts)
+    observed = np.add.reduceat(positives, starts)
+    expected_negative = np.add.reduceat((1.0 - values) * counts, starts)
+    return size, expected, observed, expected_negative
 
 
 def calibration_points(y_true, y_prob, *, n_groups=10, strategy="equal-count", pos_label=None):
@@ -84,7 +118,7 @@ def calibration_points(y_true, y_prob, *, n_groups=10, strategy="equal-count", p
 
     The rows are sorted by ``y_prob`` and cut into ``n_groups`` groups; each
     group gives one point, the average outcome against the average
-    predicted probability, as in Table 7.2 of the evaluation chapter. A well
+    predicted probability (Hosmer and Lemeshow's "deciles of risk"). A well
     calibrated classifier has its points near the diagonal.
 
     Parameters
@@ -97,10 +131,15 @@ def calibration_points(y_true, y_prob, *, n_groups=10, strategy="equal-count", p
         Number of groups.
     strategy : {"equal-count", "uniform"}, default="equal-count"
         ``"equal-count"``: groups of as equal size as possible after sorting
-        (Table 7.2; Hosmer and Lemeshow's "deciles of risk"). Tied
-        probabilities may fall in neighbouring groups, in input order.
-        ``"uniform"``: equal-width bins on [0, 1], as in
-        :func:`sklearn.calibration.calibration_curve`; empty bins are dropped.
+        (Hosmer and Lemeshow's "deciles of risk"): group ``j``
+        starts at rank ``floor(j * n_rows / n_groups)``. Tied probabilities
+        are never split: a run of ties that crosses a cut goes wholly to the
+        group of its lowest rank, so the cuts fall on distinct values (as
+        the quantile breaks of R's ``ResourceSelection::hoslem.test`` do),
+        the result does not depend on the row order, and there may be fewer
+        than ``n_groups`` groups. ``"uniform"``: equal-width bins on [0, 1],
+        as in :func:`sklearn.calibration.calibration_curve`; empty bins are
+        dropped, and the work grows with the number of rows, not of bins.
     pos_label : int, float, bool or str, default=None
         The positive class. None works for labels in {0, 1} or {-1, 1}.
 
@@ -126,7 +165,7 @@ def calibration_points(y_true, y_prob, *, n_groups=10, strategy="equal-count", p
 
     Examples
     --------
-    Table 7.2 of the evaluation chapter:
+    Ten predicted probabilities in three groups:
 
     >>> from sklearn_precision_stats import calibration_points
     >>> d = [0, 0, 0, 1, 0, 0, 1, 1, 1, 1]
@@ -139,7 +178,7 @@ def calibration_points(y_true, y_prob, *, n_groups=10, strategy="equal-count", p
     2  4       1.00       0.77
     """
     n_groups = _check_integer(n_groups, "n_groups", 1, "; the usual choice is n_groups=10")
-    size, expected, observed = _group_sums(y_true, y_prob, n_groups, strategy, pos_label)
+    size, expected, observed, _ = _group_sums(y_true, y_prob, n_groups, strategy, pos_label)
     return pd.DataFrame(
         {
             "group": np.arange(1, size.shape[0] + 1),
@@ -157,7 +196,8 @@ def hosmer_lemeshow_test(y_true, y_prob, *, n_groups=10, strategy="equal-count",
 
     Compares, group by group, the observed number of positives ``O_g`` with
     the expected number ``E_g`` (the sum of the predicted probabilities) in
-    the groups of :func:`calibration_points`:
+    the groups of :func:`calibration_points` (tied probabilities always
+    share a group):
     ``H = sum_g (O_g - E_g)**2 / (E_g * (1 - E_g / n_g))``, referred to a
     chi-square distribution with ``n_groups - 2`` degrees of freedom.
 
@@ -186,11 +226,18 @@ def hosmer_lemeshow_test(y_true, y_prob, *, n_groups=10, strategy="equal-count",
     those of a logistic regression fitted to the same rows; for a model
     assessed on independent data Hosmer and Lemeshow suggest ``n_groups``
     degrees of freedom, i.e. ``scipy.stats.chi2.sf(result.statistic,
-    result.n_groups)``. The evaluation chapter's caveats apply: groups should
+    result.n_groups)``. The usual chi-square caveats apply: groups should
     hold more than 5 rows, and probabilities close to 0 or 1 call for
-    caution. A group whose probabilities are all 0 or all 1 makes the
-    statistic undefined: it is NaN, with an
+    caution. A group whose probabilities are all exactly 0 (or all exactly
+    1) adds 0 when none (all) of its rows are positive, and an infinite
+    amount otherwise: the statistic is then infinite and the p-value 0, as
+    the model called an outcome impossible that occurred. With fewer than
+    three groups (e.g. fewer than three distinct probabilities) the test
+    has no degrees of freedom; it is NaN, with an
     :class:`~sklearn_precision_stats.exceptions.UndefinedStatisticWarning`.
+
+    The probabilities must be scores, not hard labels: ``y_prob`` holding
+    only the values 0 and 1 (``predict(X)`` passed by mistake) is an error.
 
     References
     ----------
@@ -216,21 +263,26 @@ def hosmer_lemeshow_test(y_true, y_prob, *, n_groups=10, strategy="equal-count",
     True
     """
     n_groups = _check_integer(n_groups, "n_groups", 3, "; the usual choice is n_groups=10")
-    size, expected, observed = _group_sums(y_true, y_prob, n_groups, strategy, pos_label)
+    size, expected, observed, expected_negative = _group_sums(
+        y_true, y_prob, n_groups, strategy, pos_label
+    )
     used = int(size.shape[0])
     df = used - 2
-    variance = expected * (1.0 - expected / size)
     if df < 1:
         _warn_undefined(
             "The Hosmer-Lemeshow test",
-            f"only {used} non-empty groups, so it has no degrees of freedom",
+            f"only {used} groups of distinct probabilities, so it has no degrees "
+            "of freedom; use more groups or probabilities that take more values",
         )
         return HosmerLemeshowResult(math.nan, math.nan, df, used)
-    if np.any(variance <= 0):
-        _warn_undefined(
-            "The Hosmer-Lemeshow test",
-            "a group's predicted probabilities are all 0 or all 1",
-        )
-        return HosmerLemeshowResult(math.nan, math.nan, df, used)
-    statistic = float(np.sum((observed - expected) ** 2 / variance))
+    # Pearson's (O - E)^2 / E over positives and negatives of each group:
+    # (O - E)^2 * n / (E (n - E)), with n - E summed as 1 - p for accuracy.
+    # A group whose probabilities are all 0 (E = 0) or all 1 (n - E = 0)
+    # adds 0 when its outcomes agree and an infinite amount otherwise.
+    certain = (expected == 0) | (expected_negative == 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = (observed - expected) ** 2 * size / (expected * expected_negative)
+    agree = np.where(expected == 0, observed == 0, observed == size)
+    terms = np.where(certain, np.where(agree, 0.0, math.inf), terms)
+    statistic = float(np.sum(terms))
     return HosmerLemeshowResult(statistic, float(stats.chi2.sf(statistic, df)), df, used)

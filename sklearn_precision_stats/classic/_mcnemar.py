@@ -9,24 +9,28 @@ chi-square when every record has one row.
 """
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats
-from sklearn.utils import check_consistent_length
 from sklearn.utils.multiclass import unique_labels
 
-from ..utils._validation import _as_label_array, _check_groups
+from ..utils._validation import _check_aligned_indexes, _check_groups
 from ._common import (
     ConfidenceInterval,
     IntervalResult,
     _check_alternative,
+    _label_array,
     _warn_undefined,
 )
 
 __all__ = ["McNemarResult", "SignTestResult", "mcnemar_test", "sign_test"]
 
 _METHODS = ("exact", "midp", "asymptotic", "corrected")
+# Below this many records (clusters) the clustered test's size drifts from
+# its nominal level, as for any sandwich variance (Mancl and DeRouen 2001).
+_FEW_CLUSTERS = 30
 
 
 @dataclass(frozen=True, repr=False)
@@ -75,8 +79,9 @@ class McNemarResult(IntervalResult):
 
     def _interval_inputs(self):
         # Wald interval with the paired (record-clustered) sandwich SE,
-        # whatever method gave the p-value.
-        return self.difference, self.standard_error, "two-sided", stats.norm
+        # whatever method gave the p-value; undefined when the test is.
+        se = self.standard_error if math.isfinite(self.statistic) else math.nan
+        return self.difference, se, "two-sided", stats.norm
 
 
 @dataclass(frozen=True, repr=False)
@@ -122,17 +127,31 @@ class SignTestResult(IntervalResult):
         return ConfidenceInterval(float(ci.low), float(ci.high))
 
 
-def _correctness(y_true, y_pred_a, y_pred_b):
+def _correctness(y_true, y_pred_a, y_pred_b, groups=None):
     """Validate the three label arrays and return who got each row right."""
-    y_true = _as_label_array(y_true, "y_true")
-    y_pred_a = _as_label_array(y_pred_a, "y_pred_a")
-    y_pred_b = _as_label_array(y_pred_b, "y_pred_b")
-    check_consistent_length(y_true, y_pred_a, y_pred_b)
+    _check_aligned_indexes(y_true=y_true, y_pred_a=y_pred_a, y_pred_b=y_pred_b, groups=groups)
+    y_true = _label_array(y_true, "y_true", "truth")
+    y_pred_a = _label_array(y_pred_a, "y_pred_a")
+    y_pred_b = _label_array(y_pred_b, "y_pred_b")
+    for name, pred in (("y_pred_a", y_pred_a), ("y_pred_b", y_pred_b)):
+        if pred.shape[0] != y_true.shape[0]:
+            raise ValueError(
+                f"y_true and {name} have inconsistent numbers of samples "
+                f"({y_true.shape[0]} and {pred.shape[0]}); both classifiers must "
+                "predict every row of y_true, in the same order."
+            )
     if y_true.shape[0] == 0:
         raise ValueError("y_true is empty; at least one row is needed.")
     # Rejects a mix of string and numeric labels and continuous scores passed
     # by mistake instead of predicted labels.
-    unique_labels(y_true, y_pred_a, y_pred_b)
+    try:
+        unique_labels(y_true, y_pred_a, y_pred_b)
+    except ValueError as exc:
+        raise ValueError(
+            "y_true, y_pred_a and y_pred_b must hold class labels of one kind "
+            f"(all numbers or all strings, no continuous scores); {exc} Pass "
+            "the predicted labels, estimator.predict(X), for both classifiers."
+        ) from exc
     return y_pred_a == y_true, y_pred_b == y_true
 
 
@@ -157,7 +176,7 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
         ``"asymptotic"``: the chi-square statistic
         ``(n_a_only - n_b_only)**2 / (n_a_only + n_b_only)``.
         ``"corrected"``: the same with Edwards' continuity correction, the
-        squared ``Z`` of the evaluation chapter's eq. (7.22).
+        square of McNemar's continuity-corrected ``Z``.
         None means ``"exact"``, or ``"asymptotic"`` when ``groups`` is given.
     groups : array-like of shape (n_rows,), default=None
         Record id of each row when records repeat, e.g. the out-of-fold
@@ -186,10 +205,17 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
     Either way the test conditions on the data set: it does not include the
     variance due to the choice of training sets.
 
-    When no row is discordant, the statistic and p-value are NaN and an
+    When no row is discordant, the statistic, p-value and confidence
+    interval are NaN and an
     :class:`~sklearn_precision_stats.exceptions.UndefinedStatisticWarning`
-    is issued. The continuity correction is not applied when the discordant
-    counts are equal (as in R's ``mcnemar.test``), so the statistic is then 0.
+    is issued. With ``groups``, the same happens when there is a single
+    record (the sandwich variance needs at least as many records as the
+    model's 2 parameters) or when the discordant rows cancel within every
+    record; fewer than 30 records give a ``UserWarning``, as the sandwich
+    variance is then too small and the test liberal. Pandas inputs whose
+    indexes differ are an error: rows are paired by position. The continuity
+    correction is not applied when the discordant counts are equal (as in
+    R's ``mcnemar.test``), so the statistic is then 0.
 
     References
     ----------
@@ -207,6 +233,9 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
     Fagerland, M. W., Lydersen, S. and Laake, P. (2013). The McNemar test for
     binary matched-pairs data: mid-p and asymptotic are better than exact
     conditional. BMC Medical Research Methodology 13, 91.
+
+    Mancl, L. A. and DeRouen, T. A. (2001). A covariance estimator for GEE
+    with improved small-sample properties. Biometrics 57, 126-134.
 
     Examples
     --------
@@ -227,9 +256,10 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
         method = "exact" if groups is None else "asymptotic"
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}.")
-    correct_a, correct_b = _correctness(y_true, y_pred_a, y_pred_b)
+    correct_a, correct_b = _correctness(y_true, y_pred_a, y_pred_b, groups)
     n_rows = correct_a.shape[0]
-    groups = _check_groups(groups, n_rows)
+    if groups is not None:
+        groups = _check_groups(_label_array(groups, "groups", "groups"), n_rows)
     if groups is not None and method != "asymptotic":
         raise ValueError(
             f"method={method!r} is not available with groups: the discordant "
@@ -253,6 +283,15 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
         per_cluster = np.bincount(inverse, weights=diff)
         sizes = np.bincount(inverse)
         n_groups = int(per_cluster.shape[0])
+        if 2 <= n_groups < _FEW_CLUSTERS:
+            warnings.warn(
+                f"groups holds only {n_groups} records (clusters); the clustered "
+                f"McNemar test's size is unreliable with fewer than {_FEW_CLUSTERS} "
+                "(it rejects too often). groups must be the record id of each row, "
+                "not the fold or repetition.",
+                UserWarning,
+                stacklevel=2,
+            )
     # Sandwich SE of the accuracy difference, residuals summed per record.
     delta = (n_a_only - n_b_only) / n_rows
     standard_error = float(np.sqrt(np.sum((per_cluster - sizes * delta) ** 2)) / n_rows)
@@ -290,8 +329,24 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
         if method == "corrected" and numerator != 0:
             numerator = abs(numerator) - 1.0
     else:
+        if n_groups < 2:
+            _warn_undefined(
+                "The clustered McNemar test",
+                "groups holds a single record (cluster), fewer than the 2 "
+                "parameters of the model, so the clustered variance cannot be "
+                "estimated; groups must be the record id of each row, not the "
+                "fold or repetition",
+            )
+            return McNemarResult(math.nan, math.nan, df, **common)
         numerator = float(per_cluster.sum())
         denominator = float(np.sum(per_cluster**2))
+        if denominator == 0:
+            _warn_undefined(
+                "The clustered McNemar test",
+                "the discordant rows cancel within every record (each record has "
+                "as many rows won by a as by b), so the clustered variance is zero",
+            )
+            return McNemarResult(math.nan, math.nan, df, **common)
     statistic = numerator**2 / denominator
     return McNemarResult(float(statistic), float(stats.chi2.sf(statistic, 1)), df, **common)
 
@@ -312,7 +367,7 @@ def sign_test(y_true, y_pred_a, y_pred_b, *, alternative="greater"):
         Predicted labels of the two classifiers, row by row.
     alternative : {"greater", "less", "two-sided"}, default="greater"
         ``"greater"``: a is more accurate than b, the one-sided test of the
-        contingency-table seed with a = system II and b = system I.
+        test of Salzberg (1997) with a = system II and b = system I.
         ``"two-sided"`` gives the exact McNemar test.
 
     Returns

@@ -18,7 +18,7 @@ difference is ``score_a - score_b``.
 
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats
@@ -32,16 +32,18 @@ from sklearn.model_selection import (
     check_cv,
     cross_validate,
 )
-from sklearn.utils import assert_all_finite, check_consistent_length, indexable
+from sklearn.utils import indexable
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_array, column_or_1d
+from sklearn.utils.validation import check_array
 
-from ..utils._validation import _check_integer
+from ..utils._random_state import _sklearn_random_state
+from ..utils._validation import _check_aligned_indexes, _check_integer
 from ._common import (
     IntervalResult,
     TestResult,
     _check_alternative,
     _pvalue,
+    _score_array,
     _warn_undefined,
 )
 
@@ -139,6 +141,10 @@ class RMAnovaResult(TestResult):
         The usual repeated-measures ANOVA F statistic.
     uncorrected_pvalue : float
         Its p-value, which ignores the overlap between training sets.
+    posthoc : pandas.DataFrame or None
+        With ``posthoc``, one row per pair of models: ``model_a, model_b,
+        difference`` (mean of ``a - b``), ``statistic, pvalue`` of the
+        pairwise test and ``pvalue_holm``, Holm-adjusted over the pairs.
     """
 
     statistic: float
@@ -146,6 +152,7 @@ class RMAnovaResult(TestResult):
     df: tuple
     uncorrected_statistic: float
     uncorrected_pvalue: float
+    posthoc: object = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True, repr=False)
@@ -178,11 +185,15 @@ class WilcoxonResult(TestResult):
 
 
 def _check_paired_scores(scores_a, scores_b):
-    scores_a = column_or_1d(np.asarray(scores_a), dtype=np.float64, warn=False)
-    scores_b = column_or_1d(np.asarray(scores_b), dtype=np.float64, warn=False)
-    assert_all_finite(scores_a, input_name="scores_a")
-    assert_all_finite(scores_b, input_name="scores_b")
-    check_consistent_length(scores_a, scores_b)
+    _check_aligned_indexes(scores_a=scores_a, scores_b=scores_b)
+    scores_a = _score_array(scores_a, "scores_a")
+    scores_b = _score_array(scores_b, "scores_b")
+    if scores_a.shape[0] != scores_b.shape[0]:
+        raise ValueError(
+            f"scores_a and scores_b have inconsistent numbers of samples "
+            f"({scores_a.shape[0]} and {scores_b.shape[0]}); pass one score per "
+            "split for each model, on the same splits."
+        )
     if scores_a.shape[0] < 2:
         raise ValueError(
             f"at least two paired scores are needed, got {scores_a.shape[0]}; "
@@ -215,18 +226,33 @@ def _check_scoring(estimator, scoring):
 # ------------------------------------------------------- test statistics
 
 
-def _paired_t(differences, ratio, alternative, method):
+# Differences whose spread is within a few rounding errors of the scores
+# themselves do not vary: the threshold is relative to the scores' own
+# magnitude, so rescaling the scores never changes the verdict.
+_ROUNDING = 64 * np.finfo(np.float64).eps
+
+
+def _no_variation(spread, scale):
+    return not spread > _ROUNDING * scale
+
+
+def _scale(*scores):
+    return max(float(np.max(np.abs(s))) for s in scores)
+
+
+def _paired_t(differences, ratio, alternative, method, scale):
     """t test of mean(differences) = 0 with variance factor 1/J + ratio.
 
     ``ratio = 0`` is the ordinary paired t test; ``ratio = n_test / n_train``
     is Nadeau and Bengio's correction for overlapping training sets.
+    ``scale`` is the largest absolute score the differences came from.
     """
     n_iter = differences.shape[0]
     mean = float(differences.mean())
     variance = float(differences.var(ddof=1))
     standard_error = math.sqrt(variance * (1.0 / n_iter + ratio))
     df = n_iter - 1
-    if standard_error <= 1e-12 * max(1.0, abs(mean)):
+    if _no_variation(math.sqrt(variance), scale):
         _warn_undefined(
             f"The {method} test",
             "the score differences do not vary across splits",
@@ -282,6 +308,7 @@ def _refit_scores(
     n_train, n_test : float
         Mean training and test set sizes.
     """
+    _check_aligned_indexes(X=X, y=y, groups=groups)
     X, y, groups = indexable(X, y, groups)
     classifier = is_classifier(estimator_a)
     if cv is None:
@@ -314,7 +341,8 @@ def _refit_scores(
 
 
 def _five_by_two(estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs):
-    """Fold differences ``p`` (5, 2) and per-replication variances ``s2``."""
+    """Fold differences ``p`` (5, 2), per-replication variances ``s2``, score scale."""
+    random_state = _sklearn_random_state(random_state)
 
     def default_cv(stratified):
         splitter = RepeatedStratifiedKFold if stratified else RepeatedKFold
@@ -332,7 +360,7 @@ def _five_by_two(estimator_a, estimator_b, X, y, scoring, cv, random_state, grou
         default_cv=default_cv,
         n_expected=10,
     )
-    return _five_by_two_differences(scores_a - scores_b)
+    return (*_five_by_two_differences(scores_a - scores_b), _scale(scores_a, scores_b))
 
 
 def _refit_paired_t(estimator_a, estimator_b, X, y, *, corrected, alternative, name, **kwargs):
@@ -341,7 +369,7 @@ def _refit_paired_t(estimator_a, estimator_b, X, y, *, corrected, alternative, n
     scores_a, scores_b, n_train, n_test = _refit_scores(estimator_a, estimator_b, X, y, **kwargs)
     ratio = n_test / n_train if corrected else 0.0
     method = f"corrected {name}" if corrected else name
-    return _paired_t(scores_a - scores_b, ratio, alternative, method)
+    return _paired_t(scores_a - scores_b, ratio, alternative, method, _scale(scores_a, scores_b))
 
 
 # Parameter descriptions shared by the docstrings below.
@@ -401,8 +429,10 @@ def paired_ttest_5x2cv(
         ``RepeatedKFold`` otherwise. Otherwise a splitter or iterable that
         yields exactly 10 (train, test) splits, replication by replication,
         the two folds of a replication being consecutive.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the default splitter; ignored when ``cv`` is given.
+    random_state : int, Generator, RandomState instance or None, default=None
+        Seeds the default splitter; ignored when ``cv`` is given (but still
+        checked). A ``Generator`` gives the splitter an int seed drawn from
+        it; any other value than these is a ValueError.
     {groups}
     {alternative}
     {n_jobs}
@@ -444,10 +474,12 @@ def paired_ttest_5x2cv(
     True
     """
     _check_alternative(alternative)
-    p, s2 = _five_by_two(estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs)
+    p, s2, scale = _five_by_two(
+        estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs
+    )
     standard_error = math.sqrt(s2.sum() / 5.0)
     first = float(p[0, 0])
-    if standard_error <= 1e-12 * max(1.0, abs(first)):
+    if _no_variation(standard_error, scale):
         _warn_undefined(
             "The 5x2cv paired t test",
             "the score differences are identical within every replication",
@@ -492,8 +524,10 @@ def combined_ftest_5x2cv(
     cv : cross-validation generator or iterable, default=None
         As in :func:`paired_ttest_5x2cv`: exactly 10 splits, the two folds
         of each replication consecutive.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the default splitter; ignored when ``cv`` is given.
+    random_state : int, Generator, RandomState instance or None, default=None
+        Seeds the default splitter; ignored when ``cv`` is given (but still
+        checked). A ``Generator`` gives the splitter an int seed drawn from
+        it; any other value than these is a ValueError.
     {groups}
     {n_jobs}
 
@@ -528,9 +562,11 @@ def combined_ftest_5x2cv(
     >>> 0 <= res.pvalue <= 1
     True
     """
-    p, s2 = _five_by_two(estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs)
+    p, s2, scale = _five_by_two(
+        estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs
+    )
     denominator = 2.0 * s2.sum()
-    if denominator <= 1e-12 * max(1.0, float((p**2).sum())):
+    if _no_variation(math.sqrt(s2.sum() / 5.0), scale):
         _warn_undefined(
             "The 5x2cv combined F test",
             "the score differences are identical within every replication",
@@ -660,10 +696,13 @@ def paired_ttest_resampled(
         None: 30 random splits with 30% test rows,
         ``StratifiedShuffleSplit(n_splits=30, test_size=0.3,
         random_state=random_state)`` for classifiers, ``ShuffleSplit``
-        otherwise. The Hebrew seed recommends ``ShuffleSplit(n_splits=100,
-        test_size=0.1)`` with ``corrected=True``.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the default splitter; ignored when ``cv`` is given.
+        otherwise. A common choice is 100 random splits,
+        ``ShuffleSplit(n_splits=100, test_size=0.1)``, with
+        ``corrected=True``.
+    random_state : int, Generator, RandomState instance or None, default=None
+        Seeds the default splitter; ignored when ``cv`` is given (but still
+        checked). A ``Generator`` gives the splitter an int seed drawn from
+        it; any other value than these is a ValueError.
     {groups}
     corrected : bool, default=False
         Apply Nadeau and Bengio's correction with the mean split sizes.
@@ -706,6 +745,7 @@ def paired_ttest_resampled(
     >>> bool(fixed.pvalue > plain.pvalue)
     True
     """
+    random_state = _sklearn_random_state(random_state)
 
     def default_cv(stratified):
         splitter = StratifiedShuffleSplit if stratified else ShuffleSplit
@@ -762,8 +802,7 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, alternativ
     mean difference does not shrink like ``1/J`` because the splits share
     records. Nadeau and Bengio's heuristic correction keeps the size near
     the nominal level; it still conditions on one data set of ``n_train +
-    n_test`` records. The MATLAB function in the Hebrew seed computes the
-    same statistic. If the differences do not vary, the statistic is NaN
+    n_test`` records. If the differences do not vary, the statistic is NaN
     with an
     :class:`~sklearn_precision_stats.exceptions.UndefinedStatisticWarning`.
 
@@ -788,7 +827,13 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, alternativ
     _check_alternative(alternative)
     scores_a, scores_b = _check_paired_scores(scores_a, scores_b)
     ratio = _check_positive(n_test, "n_test") / _check_positive(n_train, "n_train")
-    return _paired_t(scores_a - scores_b, ratio, alternative, "corrected resampled paired t")
+    return _paired_t(
+        scores_a - scores_b,
+        ratio,
+        alternative,
+        "corrected resampled paired t",
+        _scale(scores_a, scores_b),
+    )
 
 
 def corrected_repeated_kfold_ttest(scores_a, scores_b, *, n_splits, alternative="two-sided"):
@@ -852,17 +897,21 @@ def corrected_repeated_kfold_ttest(scores_a, scores_b, *, n_splits, alternative=
         1.0 / (n_splits - 1),
         alternative,
         "corrected repeated k-fold paired t",
+        _scale(scores_a, scores_b),
     )
 
 
-def corrected_rm_anova(scores, *, n_train, n_test):
+def corrected_rm_anova(scores, *, n_train, n_test, posthoc=False):
     """Repeated-measures ANOVA of three or more models with Nadeau-Bengio's correction.
 
     ``scores[j, c]`` is the score of model ``c`` on split ``j``. The usual
     one-way repeated-measures F statistic (splits as subjects) is divided by
     ``1 + n_iter * n_test / n_train``, the square of the corrected t
-    test's variance inflation, as the Hebrew seed proposes:
-    ``F_corrected = F / (1 + n_iter * n_test / n_train)``.
+    test's variance inflation:
+    ``F_corrected = F / (1 + n_iter * n_test / n_train)``. Because
+    ``F = t^2`` for two models, this carries Nadeau and Bengio's (2003)
+    correction over to the F test; it is a heuristic extension, not a test
+    derived in their paper.
 
     Parameters
     ----------
@@ -870,6 +919,15 @@ def corrected_rm_anova(scores, *, n_train, n_test):
         One row per split, one column per model (a DataFrame works).
     n_train, n_test : float
         Number of training and test records per split.
+    posthoc : bool or callable, default=False
+        True: also compare every pair of models with
+        :func:`corrected_resampled_ttest` (same ``n_train`` and ``n_test``)
+        and adjust the p-values with Holm's step-down procedure, so the
+        ANOVA-then-pairwise procedure is one call. A callable
+        ``posthoc(scores_a, scores_b)`` returning ``(statistic, pvalue)`` or
+        a result that unpacks so (e.g. ``functools.partial(
+        corrected_repeated_kfold_ttest, n_splits=10)``) replaces the
+        pairwise test. The table is in ``result.posthoc``.
 
     Returns
     -------
@@ -907,7 +965,11 @@ def corrected_rm_anova(scores, *, n_train, n_test):
     (2, 58)
     >>> bool(res.statistic < res.uncorrected_statistic)
     True
+    >>> res = corrected_rm_anova(scores, n_train=90, n_test=10, posthoc=True)
+    >>> list(res.posthoc.columns)
+    ['model_a', 'model_b', 'difference', 'statistic', 'pvalue', 'pvalue_holm']
     """
+    names = list(scores.columns) if hasattr(scores, "columns") else None
     scores = check_array(scores, dtype=np.float64, ensure_2d=True)
     n_iter, n_models = scores.shape
     if n_models < 2 or n_iter < 2:
@@ -926,7 +988,14 @@ def corrected_rm_anova(scores, *, n_train, n_test):
             "The repeated-measures ANOVA",
             "the models' differences are the same on every split (zero error variance)",
         )
-        return RMAnovaResult(math.nan, math.nan, df, math.nan, math.nan)
+        return RMAnovaResult(
+            math.nan,
+            math.nan,
+            df,
+            math.nan,
+            math.nan,
+            posthoc=_rm_anova_posthoc(scores, names, n_train, n_test, posthoc),
+        )
     f_stat = float((ss_models / df[0]) / (ss_error / df[1]))
     corrected = f_stat / (1.0 + n_iter * ratio)
     return RMAnovaResult(
@@ -935,7 +1004,47 @@ def corrected_rm_anova(scores, *, n_train, n_test):
         df=df,
         uncorrected_statistic=f_stat,
         uncorrected_pvalue=float(stats.f.sf(f_stat, *df)),
+        posthoc=_rm_anova_posthoc(scores, names, n_train, n_test, posthoc),
     )
+
+
+def _rm_anova_posthoc(scores, names, n_train, n_test, posthoc):
+    """Pairwise tests of every two models after the ANOVA, Holm-adjusted."""
+    # Imported here: only this optional step needs them.
+    from itertools import combinations
+
+    import pandas as pd
+
+    from ._cochran import _holm
+
+    if posthoc is False or posthoc is None:
+        return None
+    if posthoc is True:
+
+        def posthoc(scores_a, scores_b):
+            return corrected_resampled_ttest(scores_a, scores_b, n_train=n_train, n_test=n_test)
+
+    elif not callable(posthoc):
+        raise ValueError(
+            f"posthoc must be True, False or a callable posthoc(scores_a, "
+            f"scores_b) returning (statistic, pvalue), got {posthoc!r}."
+        )
+    names = names if names is not None else list(range(scores.shape[1]))
+    rows = []
+    for i, j in combinations(range(scores.shape[1]), 2):
+        statistic, pvalue = tuple(posthoc(scores[:, i], scores[:, j]))[:2]
+        rows.append(
+            {
+                "model_a": names[i],
+                "model_b": names[j],
+                "difference": float(np.mean(scores[:, i] - scores[:, j])),
+                "statistic": float(statistic),
+                "pvalue": float(pvalue),
+            }
+        )
+    table = pd.DataFrame(rows)
+    table["pvalue_holm"] = _holm(table["pvalue"].to_numpy())
+    return table
 
 
 def wilcoxon(scores_a, scores_b, *, alternative="two-sided", **kwargs):

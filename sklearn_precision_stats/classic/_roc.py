@@ -5,14 +5,15 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
-from sklearn.utils import assert_all_finite, check_consistent_length
-from sklearn.utils.validation import column_or_1d
 
+from ..utils._validation import _check_aligned_indexes
 from ._common import (
     IntervalResult,
     _check_alternative,
     _check_binary_target,
+    _check_not_hard_labels,
     _pvalue,
+    _score_array,
     _warn_undefined,
 )
 
@@ -61,12 +62,21 @@ class DeLongResult(IntervalResult):
         return np.array([[self.var_a, self.cov_ab], [self.cov_ab, self.var_b]])
 
     def _interval_inputs(self):
-        return self.difference, self.standard_error, self.alternative, stats.norm
+        # Undefined (NaN) whenever the test is, e.g. identical scores.
+        se = self.standard_error if math.isfinite(self.statistic) else math.nan
+        return self.difference, se, self.alternative, stats.norm
 
 
-def _check_scores(scores, name):
-    scores = column_or_1d(np.asarray(scores), dtype=np.float64, warn=False)
-    assert_all_finite(scores, input_name=name)
+def _check_scores(scores, name, n_rows, classes):
+    scores = _score_array(scores, name)
+    if scores.shape[0] != n_rows:
+        raise ValueError(
+            f"y_true and {name} have inconsistent numbers of samples ({n_rows} "
+            f"and {scores.shape[0]}); pass one score per row of y_true, in the same order."
+        )
+    _check_not_hard_labels(
+        scores, name, classes, "scores such as predict_proba(X)[:, 1] or decision_function(X)"
+    )
     return scores
 
 
@@ -155,12 +165,15 @@ def delong_test(y_true, scores_a, scores_b, *, pos_label=None, alternative="two-
     :func:`sklearn.metrics.roc_auc_score` and R's pROC. The components are
     averaged with ``n - 1`` denominators, as in DeLong et al. and pROC.
     If there is only one positive or one negative row, or the variance of
-    the difference is zero (e.g. identical rankings), the statistic is NaN
-    with an :class:`~sklearn_precision_stats.exceptions.UndefinedStatisticWarning`.
+    the difference is zero (e.g. identical rankings), the statistic,
+    p-value and confidence interval are NaN, with an
+    :class:`~sklearn_precision_stats.exceptions.UndefinedStatisticWarning`.
+    Hard labels passed as scores (only the values of the labels, e.g.
+    ``predict(X)``) are an error, as are pandas inputs whose indexes differ
+    (rows are paired by position).
 
-    The MATLAB code in the Hebrew seed computes the p-value as
-    ``(1 - normcdf(z)) * 2``, which exceeds 1 for negative ``z``; the
-    two-sided p-value is ``2 * (1 - normcdf(|z|))``, as here.
+    A p-value computed as ``2 * (1 - normcdf(z))`` exceeds 1 for negative
+    ``z``; the two-sided p-value is ``2 * (1 - normcdf(|z|))``, as here.
 
     References
     ----------
@@ -188,10 +201,10 @@ def delong_test(y_true, scores_a, scores_b, *, pos_label=None, alternative="two-
     True
     """
     _check_alternative(alternative)
-    positive = _check_binary_target(y_true, pos_label)
-    scores_a = _check_scores(scores_a, "scores_a")
-    scores_b = _check_scores(scores_b, "scores_b")
-    check_consistent_length(positive, scores_a, scores_b)
+    _check_aligned_indexes(y_true=y_true, scores_a=scores_a, scores_b=scores_b)
+    positive, classes = _check_binary_target(y_true, pos_label, return_classes=True)
+    scores_a = _check_scores(scores_a, "scores_a", positive.shape[0], classes)
+    scores_b = _check_scores(scores_b, "scores_b", positive.shape[0], classes)
     if positive.all() or not positive.any():
         raise ValueError(
             "y_true holds only one class; the AUC needs both positive and negative rows."
@@ -252,9 +265,10 @@ def hanley_mcneil_se(auc, n_pos, n_neg):
     ``Q1`` and ``Q2`` are the probabilities that two random positives both
     outscore a negative, and that a positive outscores two negatives; the
     approximations are exact when the scores are exponentially distributed
-    and, according to Hanley and McNeil, close for other shapes. The
-    evaluation chapter's eq. (7.23) prints an extra ``/2`` under the square
-    root that is not in the original paper; this follows the paper.
+    and, according to Hanley and McNeil, close for other shapes. Some
+    textbook statements of this standard error print an extra ``/2`` under
+    the square root that is not in Hanley and McNeil (1982); this follows
+    the original paper.
     For a comparison of two AUCs on the same rows use :func:`delong_test`,
     which needs no distributional assumption.
 

@@ -1,17 +1,21 @@
-"""Cross-validated comparison of classifiers' precision (paper Algorithm 2).
+"""Cross-validated comparison of classifiers, class by class (paper Algorithm 2).
 
 Every (classifier, split) pair is one task of a single :class:`joblib.Parallel`
 call, so the fits run on whatever backend is active (``loky`` processes,
 threads, or a Dask cluster through ``joblib.parallel_config(backend="dask")``).
 The out-of-fold predictions are stacked with one row per (record, repeat,
-classifier) and compared by :func:`compare_precision` with the record as the
-GEE cluster (SPEC 3.7).
+classifier) and compared by :func:`compare_precision` (or the function of
+another measure) with the record as the GEE cluster.
 """
+
+from __future__ import annotations
 
 import numbers
 import time
 import warnings
+from collections.abc import Mapping, Sequence
 from traceback import format_exc
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -21,24 +25,19 @@ from sklearn.model_selection import check_cv
 from sklearn.utils import indexable
 from sklearn.utils.metaestimators import _safe_split
 from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import check_is_fitted
 
-from ..paired._compare import _compare
-from ..utils._sklearn_compat import _check_method_params, _num_samples
-from ..utils._validation import _as_label_array, _check_alpha, _check_integer
-from ._paired_comparator import _BaseComparator
+from ..utils._sklearn_compat import StrOptions, _check_method_params, _num_samples
+from ..utils._validation import _as_label_array
+from ._paired_comparator import _BaseComparator, _is_drop, _run_compare
 
 __all__ = ["CVPrecisionComparator"]
-
-# Attribute set on an estimator's exception in the worker, so that the parent
-# can name the failing (classifier, split) whatever the backend: attributes
-# travel with a pickled exception, ``__cause__`` does not.
-_TASK_ATTR = "_sklearn_precision_stats_cv_task"
 
 PREDICTION_COLUMNS = ["record_id", "repeat", "fold", "classifier", "y_true", "y_pred"]
 
 
 class CVPrecisionComparator(_BaseComparator):
-    """Compare classifiers' precision class by class by cross-validation.
+    """Compare classifiers class by class by cross-validation.
 
     For every split of `cv`, a clone of every estimator is fitted on the
     training records and predicts the test records. The out-of-fold
@@ -49,8 +48,9 @@ class CVPrecisionComparator(_BaseComparator):
     cross-validation, :class:`~sklearn.model_selection.ShuffleSplit`) is one
     cluster of the GEE marginal model, whose robust variance accounts for
     its repeated rows (the paper's Algorithm 2). The result is the
-    :class:`PrecisionComparison` of :func:`compare_precision` with
-    ``groups`` = record ids.
+    comparison of :func:`compare_precision` (or of the function of another
+    `metric`) with ``groups`` = record ids; :meth:`compare` answers another
+    measure from the stored predictions, without refitting.
 
     The (classifier, split) fits are the tasks of a single
     :class:`joblib.Parallel` call with no fixed backend: `n_jobs` runs them
@@ -71,7 +71,8 @@ class CVPrecisionComparator(_BaseComparator):
     cv : int, cross-validation generator or iterable, default=5
         What :func:`~sklearn.model_selection.cross_validate` accepts: an int
         for :class:`~sklearn.model_selection.StratifiedKFold` with that many
-        folds, a splitter (e.g.
+        folds (stratified by class, as for a classifier, although the
+        comparator itself is not one), a splitter (e.g.
         :class:`~sklearn.model_selection.RepeatedStratifiedKFold`,
         :class:`~sklearn.model_selection.GroupKFold` with `groups` in
         :meth:`fit`, :class:`~sklearn.model_selection.ShuffleSplit`,
@@ -80,8 +81,11 @@ class CVPrecisionComparator(_BaseComparator):
     reference : str, default=None
         Name of the reference classifier; the first when None. Every
         comparison is "classifier vs reference".
-    alpha : float, default=0.05
-        Confidence intervals have level ``1 - alpha``.
+    metric : {"precision", "npv", "recall", "specificity", "accuracy"}, \
+            default="precision"
+        The measure compared in `result_`.
+    confidence_level : float, default=0.95
+        Confidence level of the intervals.
     n_jobs : int, default=None
         Number of (classifier, split) fits run in parallel. None means 1
         unless in a :func:`joblib.parallel_config` context; -1 means all
@@ -92,8 +96,8 @@ class CVPrecisionComparator(_BaseComparator):
         verbosity).
     error_score : "raise" or numeric, default="raise"
         What to do when an estimator fails to fit or predict on a split.
-        ``"raise"`` raises a :class:`RuntimeError` naming the classifier and
-        the split, chained to the estimator's exception. A number (e.g.
+        ``"raise"`` raises the estimator's own exception, of its own type,
+        with a note naming the classifier and the split. A number (e.g.
         ``np.nan``) instead records the failure in `cv_results_`, warns
         with a :class:`~sklearn.exceptions.FitFailedWarning` and drops the
         records tested in that split, for every classifier, so that the
@@ -103,9 +107,9 @@ class CVPrecisionComparator(_BaseComparator):
 
     Attributes
     ----------
-    result_ : PrecisionComparison
-        The per-class comparison of the stacked out-of-fold predictions,
-        clustered by record.
+    result_ : PairedComparison
+        The per-class comparison of `metric` on the stacked out-of-fold
+        predictions, clustered by record.
     predictions_ : pandas.DataFrame
         The stacked predictions, one row per (record, repeat, classifier),
         with columns ``record_id`` (position of the record in `X`),
@@ -143,6 +147,13 @@ class CVPrecisionComparator(_BaseComparator):
 
     Notes
     -----
+    Fit parameters such as ``sample_weight`` reach the estimators that
+    request them when metadata routing is enabled
+    (``sklearn.set_config(enable_metadata_routing=True)`` and
+    ``set_fit_request``), and every estimator otherwise; they are restricted
+    to the training records of each split. An estimator set to ``"drop"``
+    (``set_params(name="drop")``) is left out.
+
     The fitted fold models are not kept: with repeated cross-validation
     they can be hundreds of estimators, and the comparison needs only their
     predictions. Fit :class:`PairedPrecisionComparator` or the estimators
@@ -185,29 +196,40 @@ class CVPrecisionComparator(_BaseComparator):
     1      1         lr        nb
     >>> comparator.result_.n_records
     569
+    >>> comparator.compare(metric="recall").metric
+    'recall'
     """
+
+    _parameter_constraints: dict = {
+        **_BaseComparator._parameter_constraints,
+        "cv": ["cv_object"],
+        "verbose": ["verbose"],
+        "error_score": [StrOptions({"raise"}), numbers.Real],
+    }
 
     def __init__(
         self,
-        estimators,
+        estimators: Mapping[str, Any] | Sequence[tuple[str, Any]],
         *,
-        cv=5,
-        reference=None,
-        alpha=0.05,
-        n_jobs=None,
-        verbose=0,
-        error_score="raise",
-    ):
+        cv: Any = 5,
+        reference: str | None = None,
+        metric: str = "precision",
+        confidence_level: float = 0.95,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+        error_score: str | float = "raise",
+    ) -> None:
         self.estimators = estimators
         self.cv = cv
         self.reference = reference
-        self.alpha = alpha
+        self.metric = metric
+        self.confidence_level = confidence_level
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.error_score = error_score
 
-    def fit(self, X, y, groups=None, **fit_params):
-        """Cross-validate every estimator and compare their precision.
+    def fit(self, X: Any, y: Any, groups: Any = None, **fit_params: Any) -> CVPrecisionComparator:
+        """Cross-validate every estimator and compare them.
 
         Parameters
         ----------
@@ -223,18 +245,28 @@ class CVPrecisionComparator(_BaseComparator):
             :class:`~sklearn.model_selection.GroupKFold`). They only steer
             the splits; the clusters of the comparison are the records.
         **fit_params : dict
-            Passed to every estimator's ``fit``; arrays of length
-            ``n_samples`` (e.g. ``sample_weight``) are restricted to the
-            training records of each split.
+            Fit parameters such as ``sample_weight``: with metadata routing
+            enabled, each estimator receives those it requests
+            (``set_fit_request``); otherwise every estimator receives all of
+            them, and one whose ``fit`` cannot take them is a ValueError.
+            Arrays of length ``n_samples`` are restricted to the training
+            records of each split.
 
         Returns
         -------
         self : CVPrecisionComparator
             Fitted, with `result_`, `predictions_` and `cv_results_`.
         """
-        items = self._named_estimators()
-        alpha = _check_alpha(self.alpha)
-        self._check_params()
+        self._validate_params()
+        if isinstance(self.error_score, bool):
+            # bool is a number to Python, but True is no score.
+            raise ValueError(
+                "error_score must be 'raise' or a number (e.g. np.nan, to drop "
+                f"the records of failed splits and warn), got {self.error_score!r}."
+            )
+        all_items = self._named_estimators()
+        routed = self._routed_fit_params(all_items, fit_params)
+        items = [(name, est) for name, est in all_items if not _is_drop(est)]
         X, y, groups = _check_inputs(X, y, groups)
         splits = _check_splits(self.cv, X, y, groups)
         self._record_input(X, y)
@@ -246,7 +278,7 @@ class CVPrecisionComparator(_BaseComparator):
             for split_idx, (train, test) in enumerate(splits)
             for name, estimator in items
         ]
-        outputs = self._run_tasks(X, y, tasks, fit_params)
+        outputs = self._run_tasks(X, y, tasks, routed)
         self.cv_results_ = _cv_results(tasks, outputs)
 
         failed = self.cv_results_["failed"].reshape(len(splits), len(names))
@@ -276,34 +308,71 @@ class CVPrecisionComparator(_BaseComparator):
         y_true = y[rows["record_id"]]
         self.predictions_ = _predictions_frame(rows, y_true, y_pred)
         # Warnings about undefined statistics point at the caller of fit.
-        self.result_ = _compare(
+        self.result_ = _run_compare(
             y_true,
             y_pred,
             self.reference,
             rows["record_id"],
             None,
-            alpha,
-            "closed-form",
-            "precision",
+            self.confidence_level,
+            self.metric,
+            1,
         )
         return self
 
-    def _check_params(self):
-        if not (
-            (isinstance(self.error_score, str) and self.error_score == "raise")
-            or (
-                isinstance(self.error_score, numbers.Real)
-                and not isinstance(self.error_score, bool)
-            )
-        ):
-            raise ValueError(
-                "error_score must be 'raise' or a number (e.g. np.nan, to "
-                "drop the records of failed splits and warn), got "
-                f"{self.error_score!r}."
-            )
-        _check_integer(self.verbose, "verbose", 0, " (0: silent, 1: progress bar)")
+    def compare(
+        self,
+        metric: str | None = None,
+        *,
+        confidence_level: float | None = None,
+        labels: Any = None,
+    ) -> Any:
+        """Compare the stored out-of-fold predictions, for any measure.
 
-    def _run_tasks(self, X, y, tasks, fit_params):
+        No estimator is refitted: the comparison is computed from
+        `predictions_`, clustered by record, like `result_`.
+
+        Parameters
+        ----------
+        metric : {"precision", "npv", "recall", "specificity", \
+                "accuracy"}, default=None
+            The measure to compare; the comparator's `metric` when None.
+        confidence_level : float, default=None
+            Confidence level of the intervals; the comparator's when None.
+        labels : array-like, default=None
+            The classes to report, in this order; every class seen when
+            None.
+
+        Returns
+        -------
+        PairedComparison
+            As `result_`, for the measure asked.
+        """
+        check_is_fitted(self, "predictions_")
+        metric = self._validate_metric(metric)
+        level = self.confidence_level if confidence_level is None else confidence_level
+        frame = self.predictions_
+        # predictions_ holds one block of rows per classifier, in the same
+        # (repeat, record) order, so the blocks are aligned row by row.
+        names = list(dict.fromkeys(frame["classifier"].tolist()))
+        n_rows = frame.shape[0] // len(names)
+        y_pred = {
+            name: frame["y_pred"].to_numpy()[i * n_rows : (i + 1) * n_rows]
+            for i, name in enumerate(names)
+        }
+        first = slice(0, n_rows)
+        return _run_compare(
+            frame["y_true"].to_numpy()[first],
+            y_pred,
+            self.reference,
+            frame["record_id"].to_numpy()[first],
+            labels,
+            level,
+            metric,
+            1,
+        )
+
+    def _run_tasks(self, X, y, tasks, routed):
         """Run every (classifier, split) fit in one joblib.Parallel call."""
         progress = _progress_bar(len(tasks)) if self.verbose > 0 else None
         parallel = Parallel(
@@ -321,36 +390,34 @@ class CVPrecisionComparator(_BaseComparator):
                 y,
                 train,
                 test,
-                fit_params,
+                routed[name],
                 self.error_score,
-                (name, split_idx),
+                (name, split_idx, len(tasks) // len(routed)),
             )
             for name, estimator, split_idx, train, test in tasks
         )
-        try:
-            if progress is None:
-                return parallel(jobs)
-            with progress:
-                outputs = []
-                for output in parallel(jobs):
-                    outputs.append(output)
-                    progress.update(1)
-                return outputs
-        except Exception as exc:
-            task = getattr(exc, _TASK_ATTR, None)
-            if task is None:
-                raise
-            name, split_idx = task
-            raise RuntimeError(
-                f"Fitting classifier {name!r} on split {split_idx} (0-based, "
-                f"of {self.n_splits_}) failed with {type(exc).__name__}: "
-                f"{str(exc).rstrip('.')}. Pass error_score=np.nan to drop "
-                "the records of failed splits and go on with a warning."
-            ) from exc
+        if progress is None:
+            return parallel(jobs)
+        with progress:
+            outputs = []
+            for output in parallel(jobs):
+                outputs.append(output)
+                progress.update(1)
+            return outputs
 
 
 def _check_inputs(X, y, groups):
     """Make X, y and groups indexable and of one length; y as 1-D labels."""
+    if y is None:
+        raise ValueError(
+            "CVPrecisionComparator requires y to be passed, but the target y is "
+            "None; the comparator fits classifiers and needs the labels: fit(X, y)."
+        )
+    if np.iscomplexobj(y):
+        raise ValueError(
+            "Complex data not supported: y has complex values; class labels must "
+            "be integers, strings or other hashable values."
+        )
     y = _as_label_array(y, "y")
     n_x = _num_samples(X)
     if n_x != y.shape[0]:
@@ -444,7 +511,17 @@ def _fit_and_predict(estimator, X, y, train, test, fit_params, error_score, task
             )
     except Exception as exc:
         if error_score == "raise":
-            setattr(exc, _TASK_ATTR, task)
+            # The estimator's exception keeps its type, so that callers (and
+            # scikit-learn's checks) can catch it; a note names the task.
+            # Notes travel with the exception from worker processes.
+            name, split_idx, n_splits = task
+            _add_note(
+                exc,
+                f"Raised while fitting or predicting with classifier {name!r} on "
+                f"split {split_idx} (0-based, of {n_splits}) of "
+                "CVPrecisionComparator. Pass error_score=np.nan to drop the "
+                "records of failed splits and go on with a warning.",
+            )
             raise
         return {
             "y_pred": None,
@@ -458,6 +535,13 @@ def _fit_and_predict(estimator, X, y, train, test, fit_params, error_score, task
         "predict_time": predict_time,
         "error": None,
     }
+
+
+def _add_note(exc: BaseException, note: str) -> None:
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    else:  # Python 3.10 has no notes; keep the context in an attribute.
+        setattr(exc, "__notes__", [*getattr(exc, "__notes__", []), note])  # noqa: B010
 
 
 def _progress_bar(total):

@@ -1,17 +1,39 @@
 """Comparators: scikit-learn meta-estimators that fit and compare classifiers."""
 
-from collections.abc import Mapping
+from __future__ import annotations
+
+import inspect
+import numbers
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn import get_config
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils import Bunch
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    process_routing,
+)
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
+from ..engine._roles import ROLES
 from ..paired._compare import _compare
-from ..utils._validation import _check_alpha, _named_items
+from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions
+from ..utils._validation import _named_items
 
 __all__ = ["PairedPrecisionComparator"]
+
+METRICS = tuple(ROLES)
+
+# The estimators' API pages on the documentation site, linked from the
+# notebook (HTML) representation of an estimator.
+_DOC_LINK_TEMPLATE = (
+    "https://sklearn-precision-stats.readthedocs.io/en/latest/api/generated/"
+    "sklearn_precision_stats.{estimator_name}.html"
+)
 
 
 class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
@@ -19,11 +41,49 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
 
     ``estimators`` is a dict name -> estimator or a list of (name, estimator)
     pairs, as in :class:`sklearn.ensemble.VotingClassifier`; nested
-    parameters are addressed as ``<name>__<param>``.
+    parameters are addressed as ``<name>__<param>`` and an estimator is left
+    out with ``set_params(<name>="drop")``.
     """
 
-    def _named_estimators(self):
-        """Validated list of (name, estimator) pairs."""
+    estimators: Any
+    reference: str | None
+    metric: str
+    confidence_level: float
+    n_jobs: int | None
+
+    _doc_link_module = "sklearn_precision_stats"
+    _doc_link_template = _DOC_LINK_TEMPLATE
+
+    _parameter_constraints: dict = {
+        "estimators": [list, tuple, Mapping],
+        "reference": [str, None],
+        "metric": [StrOptions(set(METRICS))],
+        "confidence_level": [Interval(RealNotInt, 0, 1, closed="neither")],
+        "n_jobs": [numbers.Integral, None],
+    }
+
+    def _items(self) -> list[tuple[str, Any]]:
+        """The (name, estimator) pairs of `estimators`, unvalidated."""
+        est = self.estimators
+        if isinstance(est, Mapping):
+            return list(est.items())
+        # get_params and set_params must not raise on invalid values: they
+        # are validated in fit.
+        if not isinstance(est, (list, tuple)):
+            return []
+        return [item for item in est if isinstance(item, tuple) and len(item) == 2]
+
+    def _named_estimators(self) -> list[tuple[str, Any]]:
+        """Validated list of (name, estimator) pairs, ``"drop"`` included."""
+        if isinstance(self.estimators, (Mapping, list, tuple)):
+            # The count of estimators is checked below, on the kept ones.
+            kept = [item for item in self._items() if not _is_drop(item[1])]
+            if len(kept) < 2 and len(kept) < len(self._items()):
+                raise ValueError(
+                    f"estimators must keep at least two classifiers to compare, "
+                    f"got {len(kept)} besides the ones set to 'drop'; keep or add "
+                    "an estimator."
+                )
         items = _named_items(
             self.estimators,
             "estimators",
@@ -42,17 +102,24 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
                     f"estimator name {name!r} conflicts with a parameter of "
                     f"{type(self).__name__}; rename the estimator."
                 )
+            if _is_drop(est):
+                continue
             if not (hasattr(est, "fit") and hasattr(est, "predict")):
-                raise ValueError(f"estimator {name!r} ({est!r}) must implement fit and predict.")
-        names = [name for name, _ in items]
+                raise ValueError(
+                    f"estimator {name!r} ({est!r}) must implement fit and predict "
+                    "(or be 'drop' to leave it out)."
+                )
+        names = [name for name, est in items if not _is_drop(est)]
         if self.reference is not None and self.reference not in names:
+            dropped = [name for name, est in items if _is_drop(est)]
+            why = " (it is set to 'drop')" if self.reference in dropped else ""
             raise ValueError(
                 f"reference={self.reference!r} is not one of the estimators "
-                f"{names}; pass one of these names or None for the first."
+                f"{names}{why}; pass one of these names or None for the first."
             )
         return items
 
-    def get_params(self, deep=True):
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
         """Get parameters, including ``<name>__<param>`` of the estimators.
 
         Parameters
@@ -63,35 +130,43 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         params : dict
+            Parameter names mapped to their values.
         """
         params = super().get_params(deep=False)
         if not deep:
             return params
         estimators = self.estimators
-        items = estimators.items() if isinstance(estimators, Mapping) else estimators
-        for name, est in items:
+        if not isinstance(estimators, (Mapping, list, tuple)):
+            return params
+        for name, est in self._items():
             params[name] = est
-            if hasattr(est, "get_params"):
+            if hasattr(est, "get_params") and not isinstance(est, type):
                 for key, value in est.get_params(deep=True).items():
                     params[f"{name}__{key}"] = value
         return params
 
-    def set_params(self, **params):
+    def set_params(self, **params: Any) -> _BaseComparator:
         """Set parameters, including ``<name>`` and ``<name>__<param>``.
+
+        ``set_params(<name>="drop")`` leaves an estimator out, as in
+        :class:`sklearn.ensemble.VotingClassifier`.
 
         Parameters
         ----------
         **params : dict
+            Parameter names mapped to their new values.
 
         Returns
         -------
-        self
+        self : object
+            The comparator.
         """
-        own = {k: v for k, v in params.items() if k in self._get_param_names()}
+        own_names = self._get_param_names()
+        own = {k: v for k, v in params.items() if k in own_names}
         if "estimators" in own:
             super().set_params(estimators=own.pop("estimators"))
-        nested = {k: v for k, v in params.items() if k not in self._get_param_names()}
-        names = [name for name, _ in self._items()]
+        nested = {k: v for k, v in params.items() if k not in own_names}
+        names = [item[0] for item in self._items()]
         for key, value in nested.items():
             name, _, sub = key.partition("__")
             if name not in names:
@@ -108,24 +183,20 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
             super().set_params(**own)
         return self
 
-    def _items(self):
-        est = self.estimators
-        return list(est.items()) if isinstance(est, Mapping) else list(est)
-
-    def _replace_estimator(self, name, value):
+    def _replace_estimator(self, name: str, value: Any) -> None:
         if isinstance(self.estimators, Mapping):
-            new = dict(self.estimators)
+            new: Any = dict(self.estimators)
             new[name] = value
         else:
             new = [(n, value if n == name else e) for n, e in self.estimators]
         self.estimators = new
 
-    def _ordered_names(self, names):
+    def _ordered_names(self, names: Sequence[str]) -> list[str]:
         """Names with the reference first."""
         ref = self.reference if self.reference is not None else names[0]
         return [ref] + [n for n in names if n != ref]
 
-    def _record_input(self, X, y):
+    def _record_input(self, X: Any, y: Any) -> None:
         """Set the fitted attributes that describe the training input."""
         if hasattr(X, "columns"):
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)
@@ -139,39 +210,165 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         except TypeError:
             self.classes_ = np.asarray(sorted(set(y_arr.tolist()), key=str), dtype=object)
 
-    def __sklearn_tags__(self):
+    def _routed_fit_params(
+        self, items: list[tuple[str, Any]], fit_params: dict[str, Any]
+    ) -> dict[str, dict[str, Any]]:
+        """The fit parameters of each kept estimator, by name.
+
+        With metadata routing enabled, each estimator receives exactly the
+        parameters it requested (``set_fit_request``). Without it, every
+        parameter goes to every estimator, as in
+        :class:`~sklearn.ensemble.VotingClassifier`; an estimator whose
+        ``fit`` cannot take one is a ValueError that names it.
+        """
+        kept = [(name, est) for name, est in items if not _is_drop(est)]
+        if _routing_enabled():
+            routed = process_routing(self, "fit", **fit_params)
+            return {name: dict(routed[name].fit) for name, _ in kept}
+        for name, est in kept:
+            for key in fit_params:
+                if not _accepts_fit_param(est, key):
+                    raise ValueError(
+                        f"estimator {name!r} ({type(est).__name__}) does not accept "
+                        f"the fit parameter {key!r}. Without metadata routing, "
+                        "every fit parameter goes to every estimator. Enable "
+                        "routing with sklearn.set_config(enable_metadata_routing=True) "
+                        f"and request {key!r} only where it applies, e.g. "
+                        f"GaussianNB().set_fit_request({key}=True), or leave "
+                        f"{name!r} out with set_params({name}='drop')."
+                    )
+        return {name: dict(fit_params) for name, _ in kept}
+
+    def get_metadata_routing(self) -> MetadataRouter:
+        """Get the metadata routing of this object.
+
+        Every estimator that is not ``"drop"`` receives, in its ``fit``, the
+        fit parameters (such as ``sample_weight``) it requests with
+        ``set_fit_request``; see scikit-learn's metadata routing user guide.
+
+        Returns
+        -------
+        routing : sklearn.utils.metadata_routing.MetadataRouter
+            The routing information.
+        """
+        router = MetadataRouter(owner=self)
+        for name, est in self._items():
+            if _is_drop(est):
+                continue
+            router.add(
+                **{name: est},
+                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+            )
+        return router
+
+    def _sk_visual_block_(self) -> Any:
+        from sklearn.utils._repr_html.estimator import _VisualBlock
+
+        # One box per estimator, side by side, as for VotingClassifier.
+        items = self._items()
+        names = [name for name, _ in items]
+        estimators = [est for _, est in items]
+        return _VisualBlock("parallel", estimators, names=names)
+
+    def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
-        # Declared a classifier so that cross_validate, GridSearchCV and
-        # check_cv stratify integer `cv` by class, as for the estimators.
-        tags.estimator_type = "classifier"
+        # The comparators fit classifiers but have no predict of their own,
+        # so they are not classifiers: estimator_type stays None. Their
+        # integer `cv` is stratified by class all the same (see
+        # CVPrecisionComparator); in cross_validate pass a StratifiedKFold.
+        tags.target_tags.required = True
         return tags
 
+    def _validate_metric(self, metric: str | None) -> str:
+        metric = self.metric if metric is None else metric
+        if metric not in METRICS:
+            raise ValueError(f"metric must be one of {list(METRICS)}, got {metric!r}.")
+        return metric
 
-def _fit_one(estimator, X, y, fit_params):
+
+def _routing_enabled() -> bool:
+    return bool(get_config().get("enable_metadata_routing", False))
+
+
+def _run_compare(
+    y_true: Any,
+    y_preds: Any,
+    reference: str | None,
+    groups: Any,
+    labels: Any,
+    confidence_level: float,
+    metric: str,
+    stacklevel: int,
+) -> Any:
+    """The comparison of the paired functions.
+
+    Warnings about undefined statistics point `stacklevel` frames above the
+    caller of this function (1: the caller's caller, the user's code).
+    """
+    return _compare(
+        y_true,
+        y_preds,
+        reference,
+        groups,
+        labels,
+        confidence_level,
+        "closed-form",
+        metric,
+        stacklevel + 4,
+    )
+
+
+def _is_drop(est: Any) -> bool:
+    return isinstance(est, str) and est == "drop"
+
+
+def _accepts_fit_param(estimator: Any, key: str) -> bool:
+    """Whether ``estimator.fit`` takes `key` (or any keyword: ``**params``)."""
+    try:
+        parameters = inspect.signature(estimator.fit).parameters
+    except (TypeError, ValueError):
+        return True
+    return key in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    )
+
+
+def _fit_one(estimator: Any, X: Any, y: Any, fit_params: dict[str, Any]) -> Any:
     return estimator.fit(X, y, **fit_params)
 
 
 class PairedPrecisionComparator(_BaseComparator):
-    """Fit several classifiers and compare their precision on a test set.
+    """Fit several classifiers and compare them on a test set, class by class.
 
     A scikit-learn meta-estimator: :meth:`fit` fits a clone of every
     estimator on the training data (in parallel with `n_jobs`);
     :meth:`compare` predicts the test records with each and returns the
-    per-class paired comparison of :func:`compare_precision`. It works with
+    per-class paired comparison of :func:`compare_precision` (or of the
+    function of another `metric`). It works with
     :func:`~sklearn.base.clone`, ``get_params``/``set_params`` (nested as
-    ``<name>__<param>``), pipelines and DataFrames, and with
+    ``<name>__<param>``, ``<name>="drop"`` to leave an estimator out),
+    pipelines, DataFrames, metadata routing, and
     :func:`sklearn.model_selection.cross_validate` through
     :func:`make_comparison_scorer`.
+
+    The comparator is not a classifier (it has no ``predict``), so
+    :func:`~sklearn.model_selection.cross_validate` and
+    :class:`~sklearn.model_selection.GridSearchCV` split an integer `cv`
+    without stratification: pass ``cv=StratifiedKFold(5)`` for stratified
+    folds.
 
     Parameters
     ----------
     estimators : dict or list of (str, estimator)
-        The classifiers to compare, by name (at least two). They may be
-        pipelines.
+        The classifiers to compare, by name (at least two), as in
+        :class:`sklearn.ensemble.VotingClassifier`. They may be pipelines.
     reference : str, default=None
         Name of the reference classifier; the first when None.
-    alpha : float, default=0.05
-        Confidence intervals have level ``1 - alpha``.
+    metric : {"precision", "npv", "recall", "specificity", "accuracy"}, \
+            default="precision"
+        The measure :meth:`compare` compares unless told otherwise.
+    confidence_level : float, default=0.95
+        Confidence level of the intervals.
     n_jobs : int, default=None
         Number of estimators fitted in parallel through joblib; None means 1
         unless in a :func:`joblib.parallel_config` context.
@@ -179,9 +376,10 @@ class PairedPrecisionComparator(_BaseComparator):
     Attributes
     ----------
     estimators_ : list of estimators
-        The fitted clones, in the order given.
+        The fitted clones of the estimators that are not ``"drop"``, in the
+        order given.
     named_estimators_ : Bunch
-        The fitted clones by name.
+        Every estimator by name: the fitted clone, or ``"drop"``.
     classes_ : ndarray
         Class labels seen in fit.
     n_features_in_ : int
@@ -212,15 +410,26 @@ class PairedPrecisionComparator(_BaseComparator):
        class classifier reference
     0      0         nb        rf
     1      1         nb        rf
+    >>> comparator.compare(X_test, y_test, metric="recall").metric
+    'recall'
     """
 
-    def __init__(self, estimators, *, reference=None, alpha=0.05, n_jobs=None):
+    def __init__(
+        self,
+        estimators: Mapping[str, Any] | Sequence[tuple[str, Any]],
+        *,
+        reference: str | None = None,
+        metric: str = "precision",
+        confidence_level: float = 0.95,
+        n_jobs: int | None = None,
+    ) -> None:
         self.estimators = estimators
         self.reference = reference
-        self.alpha = alpha
+        self.metric = metric
+        self.confidence_level = confidence_level
         self.n_jobs = n_jobs
 
-    def fit(self, X, y, **fit_params):
+    def fit(self, X: Any, y: Any, **fit_params: Any) -> PairedPrecisionComparator:
         """Fit a clone of every estimator on (X, y).
 
         Parameters
@@ -231,31 +440,43 @@ class PairedPrecisionComparator(_BaseComparator):
         y : array-like of shape (n_samples,)
             Training labels.
         **fit_params : dict
-            Passed to every estimator's ``fit`` (e.g. ``sample_weight``).
+            Fit parameters such as ``sample_weight``. With metadata routing
+            enabled, each estimator receives those it requests
+            (``set_fit_request``); otherwise every estimator receives all of
+            them, and one whose ``fit`` cannot take them is a ValueError.
 
         Returns
         -------
         self : PairedPrecisionComparator
+            The fitted comparator.
         """
+        self._validate_params()
         items = self._named_estimators()
-        _check_alpha(self.alpha)
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y "
+                "is None; the comparator fits classifiers and needs the training "
+                "labels: fit(X, y)."
+            )
         check_consistent_length(X, y)
+        routed = self._routed_fit_params(items, fit_params)
         self._record_input(X, y)
+        kept = [(name, est) for name, est in items if not _is_drop(est)]
         fitted = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_one)(clone(est), X, y, fit_params) for _, est in items
+            delayed(_fit_one)(clone(est), X, y, routed[name]) for name, est in kept
         )
-        self.estimators_ = fitted
-        self.named_estimators_ = Bunch(
-            **{name: est for (name, _), est in zip(items, fitted, strict=True)}
-        )
+        self.estimators_ = list(fitted)
+        by_name = dict(zip([name for name, _ in kept], fitted, strict=True))
+        self.named_estimators_ = Bunch(**{name: by_name.get(name, est) for name, est in items})
         return self
 
-    def predict_all(self, X):
+    def predict_all(self, X: Any) -> dict[str, np.ndarray]:
         """Predictions of every fitted estimator.
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            The records to predict.
 
         Returns
         -------
@@ -263,11 +484,20 @@ class PairedPrecisionComparator(_BaseComparator):
             Estimator name -> predicted labels, reference first.
         """
         check_is_fitted(self, "estimators_")
-        names = self._ordered_names(list(self.named_estimators_))
+        names = [name for name, est in self.named_estimators_.items() if not _is_drop(est)]
+        names = self._ordered_names(names)
         return {name: self.named_estimators_[name].predict(X) for name in names}
 
-    def compare(self, X, y):
-        """Predict X with every estimator and compare their precision.
+    def compare(
+        self,
+        X: Any,
+        y: Any,
+        *,
+        metric: str | None = None,
+        confidence_level: float | None = None,
+        labels: Any = None,
+    ) -> Any:
+        """Predict X with every estimator and compare them, class by class.
 
         Parameters
         ----------
@@ -275,12 +505,23 @@ class PairedPrecisionComparator(_BaseComparator):
             Test data, not used in fit.
         y : array-like of shape (n_samples,)
             True labels of X.
+        metric : {"precision", "npv", "recall", "specificity", \
+                "accuracy"}, default=None
+            The measure to compare; the comparator's `metric` when None.
+            The fitted estimators are reused: another measure needs no
+            refit.
+        confidence_level : float, default=None
+            Confidence level of the intervals; the comparator's when None.
+        labels : array-like, default=None
+            The classes to report, in this order; every class seen when
+            None.
 
         Returns
         -------
-        PrecisionComparison
+        PairedComparison
+            As returned by :func:`compare_precision` and its siblings.
         """
+        metric = self._validate_metric(metric)
+        level = self.confidence_level if confidence_level is None else confidence_level
         preds = self.predict_all(X)
-        return _compare(
-            y, preds, self.reference, None, None, self.alpha, "closed-form", "precision"
-        )
+        return _run_compare(y, preds, self.reference, None, labels, level, metric, 1)

@@ -1,72 +1,141 @@
 """Scorers that turn a comparator's comparison into one number."""
 
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
 import numpy as np
+
+from ._paired_comparator import METRICS
 
 __all__ = ["make_comparison_scorer"]
 
-_TESTS = ("score", "wgs", "wald", "rp")
-_OUTPUTS = ("pvalue", "statistic", "rp", "precision difference")
+_TESTS = ("gs", "wgs", "wald", "ratio")
+_OUTPUTS = ("pvalue", "statistic", "ratio", "diff")
 
 
 class _ComparisonScorer:
     """Callable ``(comparator, X, y) -> float``; picklable for joblib."""
 
-    def __init__(self, test, output, label, classifier):
+    def __init__(
+        self,
+        test: str,
+        output: str,
+        metric: str,
+        label: Hashable | None,
+        classifier: str | None,
+    ) -> None:
         self.test = test
         self.output = output
+        self.metric = metric
         self.label = label
         self.classifier = classifier
 
-    def __call__(self, comparator, X, y, **kwargs):
-        result = comparator.compare(X, y)
-        label = self.label
-        if label is None:
-            classes = np.asarray(result.classes).tolist()
-            raise ValueError(
-                "label is needed: the comparison is per class and has classes "
-                f"{classes}; make the scorer with "
-                f"make_comparison_scorer(..., label={classes[-1]!r})."
-            )
-        row = result.get(label, self.classifier)
-        if self.output == "rp":
-            return float(row["rp"])
-        if self.output == "precision difference":
-            return float(row["precision"] - row["precision_reference"])
-        if self.test == "rp":
+    def __call__(self, comparator: Any, X: Any, y: Any, **kwargs: Any) -> float:
+        result = comparator.compare(X, y, metric=self.metric)
+        row = _select_row(result.table, self.metric, self.label, self.classifier)
+        if self.output == "ratio":
+            return float(row["ratio"])
+        if self.output == "diff":
+            return float(row["diff"])
+        if self.test == "ratio":
             if self.output == "pvalue":
-                return float(row["rp_pvalue"])
+                return -float(row["ratio_pvalue"])
             with np.errstate(divide="ignore", invalid="ignore"):
-                return float(np.log(row["rp"]) / row["rp_se_log"])
-        return float(row[f"{self.test}_{'pvalue' if self.output == 'pvalue' else 'stat'}"])
+                return float(np.log(row["ratio"]) / row["ratio_se_log"])
+        if self.output == "pvalue":
+            # Negated, like scikit-learn's neg_* scorers: larger is better.
+            return -float(row[f"{self.test}_pvalue"])
+        return float(row[f"{self.test}_stat"])
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"make_comparison_scorer(test={self.test!r}, output={self.output!r}, "
-            f"label={self.label!r}, classifier={self.classifier!r})"
+            f"metric={self.metric!r}, label={self.label!r}, "
+            f"classifier={self.classifier!r})"
         )
 
 
-def make_comparison_scorer(test="score", output="pvalue", label=None, classifier=None):
+def _select_row(table: Any, metric: str, label: Hashable | None, classifier: str | None) -> Any:
+    """The table row of `label` (ignored for accuracy) and `classifier`."""
+    rows = table
+    if classifier is None:
+        names = list(dict.fromkeys(table["classifier"].tolist()))
+        if len(names) != 1:
+            raise ValueError(
+                f"classifier is needed: the comparator compares {names} with "
+                "the reference; make the scorer with "
+                f"make_comparison_scorer(..., classifier={names[0]!r})."
+            )
+    else:
+        rows = rows[rows["classifier"] == classifier]
+        if rows.shape[0] == 0:
+            names = list(dict.fromkeys(table["classifier"].tolist()))
+            raise ValueError(
+                f"classifier={classifier!r} is not compared with the reference; "
+                f"the compared classifiers are {names}."
+            )
+    if metric != "accuracy":
+        matches = rows["class"].to_numpy() == label
+        if not matches.any():
+            classes = list(dict.fromkeys(table["class"].tolist()))
+            raise ValueError(
+                f"label={label!r} is not a class of this comparison; the classes "
+                f"of these test records are {classes}."
+            )
+        rows = rows[matches]
+    return rows.iloc[0]
+
+
+def make_comparison_scorer(
+    test: str = "gs",
+    output: str = "pvalue",
+    metric: str = "precision",
+    label: Hashable | None = None,
+    classifier: str | None = None,
+) -> _ComparisonScorer:
     """Make a scorer that reports one number of a comparator's comparison.
 
-    The scorer calls ``comparator.compare(X, y)`` on the test fold and
-    returns the chosen output for one class and classifier, so it can be
-    passed to :func:`sklearn.model_selection.cross_validate` (alone or in a
+    The scorer calls ``comparator.compare(X, y, metric=metric)`` on the test
+    fold and returns the chosen output for one class and classifier, so it
+    can be passed to :func:`sklearn.model_selection.cross_validate` or
+    :class:`~sklearn.model_selection.GridSearchCV` (alone or in a
     ``scoring`` dict) with a :class:`PairedPrecisionComparator`.
+
+    scikit-learn maximises scores, so every output is oriented so that
+    larger means more in favour of the compared classifier or more evidence
+    of a difference:
+
+    - ``"pvalue"`` is returned **negated** (``-p``), like scikit-learn's
+      ``neg_*`` scorers (``greater_is_better=False``): grid search then
+      picks the smallest p-value. Multiply by -1 to read p-values off
+      ``cross_validate``'s ``test_*`` arrays.
+    - ``"statistic"`` is returned as is: the chi-square statistics of GS,
+      WGS and Wald grow with the evidence of a difference, and the ratio's z
+      value ``log(ratio) / se`` grows with the compared classifier's
+      advantage.
+    - ``"ratio"`` (classifier / reference) and ``"diff"`` (classifier minus
+      reference) are returned as is: larger favours the compared
+      classifier.
 
     Parameters
     ----------
-    test : {"score", "wgs", "wald", "rp"}, default="score"
-        The test whose ``pvalue`` or ``statistic`` is reported: generalized
-        score, weighted generalized score, empirical Wald, or relative
-        precision (its statistic is the z value ``log(rp) / se``).
-    output : {"pvalue", "statistic", "rp", "precision difference"}, default="pvalue"
-        ``"rp"`` is the relative precision (classifier / reference) and
-        ``"precision difference"`` is classifier minus reference; both do not
-        depend on `test`.
-    label : hashable
-        The class whose comparison is reported. Required: every comparison
-        is per class.
+    test : {"gs", "wgs", "wald", "ratio"}, default="gs"
+        The test whose p-value or statistic is reported: generalized score,
+        weighted generalized score, empirical Wald, or the ratio of the
+        measure (relative precision for precision; its statistic is the z
+        value ``log(ratio) / se``).
+    output : {"pvalue", "statistic", "ratio", "diff"}, default="pvalue"
+        What is reported; ``"ratio"`` and ``"diff"`` do not depend on
+        `test`.
+    metric : {"precision", "npv", "recall", "specificity", "accuracy"}, \
+            default="precision"
+        The measure compared.
+    label : hashable, default=None
+        The class whose comparison is reported. Required, except for
+        ``metric="accuracy"``, which pools the classes into one comparison
+        (a `label` is then an error).
     classifier : str, default=None
         The compared classifier; may be omitted when the comparator has one
         besides the reference.
@@ -76,10 +145,17 @@ def make_comparison_scorer(test="score", output="pvalue", label=None, classifier
     scorer : callable
         ``scorer(comparator, X, y) -> float``.
 
+    Raises
+    ------
+    ValueError
+        When `test`, `output` or `metric` is not one of the options, or
+        `label` is missing (or given for accuracy): at once, not as NaN
+        scores inside a grid search.
+
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer
-    >>> from sklearn.model_selection import cross_validate
+    >>> from sklearn.model_selection import StratifiedKFold, cross_validate
     >>> from sklearn.naive_bayes import GaussianNB
     >>> from sklearn.tree import DecisionTreeClassifier
     >>> from sklearn_precision_stats import (
@@ -87,14 +163,32 @@ def make_comparison_scorer(test="score", output="pvalue", label=None, classifier
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> comparator = PairedPrecisionComparator(
     ...     {"tree": DecisionTreeClassifier(random_state=0), "nb": GaussianNB()})
-    >>> scores = cross_validate(comparator, X, y, cv=3, scoring={
-    ...     "p": make_comparison_scorer("score", "pvalue", label=1),
-    ...     "rp": make_comparison_scorer(output="rp", label=1)})
+    >>> scores = cross_validate(comparator, X, y, cv=StratifiedKFold(3), scoring={
+    ...     "neg_p": make_comparison_scorer("gs", "pvalue", label=1),
+    ...     "ratio": make_comparison_scorer(output="ratio", label=1),
+    ...     "acc_diff": make_comparison_scorer(output="diff", metric="accuracy")})
     >>> sorted(k for k in scores if k.startswith("test_"))
-    ['test_p', 'test_rp']
+    ['test_acc_diff', 'test_neg_p', 'test_ratio']
+    >>> bool((scores["test_neg_p"] <= 0).all())
+    True
     """
     if test not in _TESTS:
-        raise ValueError(f"test must be one of {_TESTS}, got {test!r}.")
+        raise ValueError(f"test must be one of {list(_TESTS)}, got {test!r}.")
     if output not in _OUTPUTS:
-        raise ValueError(f"output must be one of {_OUTPUTS}, got {output!r}.")
-    return _ComparisonScorer(test, output, label, classifier)
+        raise ValueError(f"output must be one of {list(_OUTPUTS)}, got {output!r}.")
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {list(METRICS)}, got {metric!r}.")
+    if metric == "accuracy":
+        if label is not None:
+            raise ValueError(
+                f"label={label!r} was given, but accuracy pools the classes into "
+                "one comparison; pass label=None with metric='accuracy'."
+            )
+    elif label is None:
+        raise ValueError(
+            f"label is needed: the comparison of {metric} is per class; make the "
+            f"scorer with make_comparison_scorer(..., metric={metric!r}, "
+            "label=<class>), e.g. label=1 for the positive class of a binary "
+            "problem."
+        )
+    return _ComparisonScorer(test, output, metric, label, classifier)

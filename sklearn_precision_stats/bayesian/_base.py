@@ -1,0 +1,40 @@
+"""The common shape of the Bayesian comparisons' results.
+
+A Bayesian comparison reports posterior probabilities, not a test statistic
+and a p-value, so its result does not subclass
+:class:`~sklearn_precision_stats.results._base.TestResult`: it is a frozen
+dataclass with the same repr and HTML repr, whose first three fields are the
+posterior probabilities ``p_left``, ``p_rope`` and ``p_right`` of the
+difference ``a - b`` lying below ``-rope``, within ``[-rope, rope]`` and
+above ``rope``. It unpacks as ``p_left, p_rope, p_right = result``, like
+the tuple returned by baycomp.
+"""
+
+from dataclasses import dataclass
+
+from ..results._base import TestResult
+
+__all__ = []
+
+
+@dataclass(frozen=True, repr=False)
+class BayesianResult:
+    """Base class: posterior probabilities of the three regions, then details."""
+
+    def __iter__(self):
+        return iter((self.p_left, self.p_rope, self.p_right))
+
+    def __len__(self):
+        return 3
+
+    def __getitem__(self, index):
+        return (self.p_left, self.p_rope, self.p_right)[index]
+
+    @property
+    def probabilities(self):
+        """``(p_left, p_rope, p_right)`` as a tuple."""
+        return (self.p_left, self.p_rope, self.p_right)
+
+    # The same six-significant-digit repr and HTML table as the test results.
+    __repr__ = TestResult.__repr__
+    _repr_html_ = TestResult._repr_html_

@@ -1,0 +1,187 @@
+"""Prediction files read in record batches through pyarrow.
+
+CSV, Parquet and Feather (Arrow IPC) files are read a batch of rows at a
+time, keeping only the columns asked for, so the memory used depends on the
+batch size, not on the file's length.
+"""
+
+import os
+import sys
+
+__all__ = []
+
+# Rows per batch for Parquet and Feather files; CSV blocks are sized in bytes.
+BATCH_ROWS = 1 << 20
+CSV_BLOCK_BYTES = 16 << 20
+
+_SUFFIXES = {
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".txt": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".feather": "feather",
+    ".arrow": "feather",
+    ".ipc": "feather",
+}
+FORMATS = ("csv", "parquet", "feather")
+
+
+class UsageError(Exception):
+    """A problem with the command line or the input file (exit status 2)."""
+
+
+def detect_format(path, fmt=None):
+    """The input format from `fmt` or the file's suffix."""
+    if fmt is not None:
+        return fmt
+    name = os.fspath(path).lower()
+    for compressed in (".gz", ".bz2", ".zst", ".lz4"):
+        if name.endswith(compressed):
+            name = name[: -len(compressed)]
+    suffix = os.path.splitext(name)[1]
+    if suffix not in _SUFFIXES:
+        raise UsageError(
+            f"cannot tell the format of {os.fspath(path)!r} from its suffix {suffix!r}; "
+            "use a .csv, .parquet or .feather file, or pass --input-format "
+            "csv|parquet|feather."
+        )
+    return _SUFFIXES[suffix]
+
+
+class TableSource:
+    """A prediction file: its column names and its batches.
+
+    Parameters
+    ----------
+    path : path-like
+    fmt : {"csv", "parquet", "feather"} or None
+        None: from the suffix.
+    delimiter : str, default=None
+        CSV field delimiter; a tab for ``.tsv`` files, else a comma.
+    """
+
+    def __init__(self, path, fmt=None, delimiter=None):
+        self.path = os.fspath(path)
+        if not os.path.isfile(self.path):
+            raise UsageError(f"no such file: {self.path!r}.")
+        self.format = detect_format(self.path, fmt)
+        if delimiter is None:
+            delimiter = "\t" if self.path.lower().endswith(".tsv") else ","
+        self.delimiter = delimiter
+        try:
+            self.columns, self.num_rows = self._inspect()
+        except UsageError:
+            raise
+        except Exception as exc:  # pyarrow's errors on unreadable files
+            raise UsageError(f"cannot read {self.path!r} as {self.format}: {exc}") from exc
+
+    def _inspect(self):
+        if self.format == "parquet":
+            import pyarrow.parquet as pq
+
+            meta = pq.ParquetFile(self.path)
+            return list(meta.schema_arrow.names), meta.metadata.num_rows
+        if self.format == "feather":
+            import pyarrow as pa
+
+            with pa.memory_map(self.path) as source:
+                try:
+                    reader = pa.ipc.open_file(source)
+                    rows = sum(
+                        reader.get_batch(i).num_rows for i in range(reader.num_record_batches)
+                    )
+                    return list(reader.schema.names), rows
+                except pa.ArrowInvalid:
+                    reader = pa.ipc.open_stream(source)
+                    return list(reader.schema.names), None
+        if os.path.getsize(self.path) == 0:
+            raise UsageError(f"{self.path!r} is empty: it has no header and no rows.")
+        reader = self._open_csv(None)
+        return list(reader.schema.names), None
+
+    def _open_csv(self, columns):
+        import pyarrow.csv as pcsv
+
+        read = pcsv.ReadOptions(block_size=CSV_BLOCK_BYTES)
+        parse = pcsv.ParseOptions(delimiter=self.delimiter)
+        # Text labels arrive dictionary-encoded: the label encoder then maps
+        # a few dictionary entries instead of hashing every row.
+        convert = pcsv.ConvertOptions(
+            include_columns=columns, auto_dict_encode=True, auto_dict_max_cardinality=1 << 16
+        )
+        return pcsv.open_csv(
+            self.path, read_options=read, parse_options=parse, convert_options=convert
+        )
+
+    def require(self, columns, option):
+        """UsageError naming `option` when a column is not in the file."""
+        for column in columns:
+            if column not in self.columns:
+                raise UsageError(
+                    f"{option}: column {column!r} is not in {self.path!r}; its columns are "
+                    f"{self.columns}."
+                )
+
+    def batches(self, columns, progress=None):
+        """Yield pyarrow RecordBatches of `columns` (in that order)."""
+        columns = list(dict.fromkeys(columns))
+        bar = _progress_bar(self.num_rows) if progress is None else progress
+        try:
+            for batch in self._batches(columns):
+                if bar is not None:
+                    bar.update(batch.num_rows)
+                yield batch.select(columns)
+        except UsageError:
+            raise
+        except Exception as exc:
+            import pyarrow as pa
+
+            if isinstance(exc, (pa.ArrowInvalid, pa.ArrowTypeError, OSError)):
+                raise UsageError(f"cannot read {self.path!r}: {exc}") from exc
+            raise
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _batches(self, columns):
+        if self.format == "parquet":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            schema = pq.ParquetFile(self.path).schema_arrow
+            text = [
+                c
+                for c in columns
+                if pa.types.is_string(schema.field(c).type)
+                or pa.types.is_large_string(schema.field(c).type)
+            ]
+            # Text columns are read through their dictionary pages, encoded.
+            yield from pq.ParquetFile(self.path, read_dictionary=text).iter_batches(
+                batch_size=BATCH_ROWS, columns=columns, use_threads=True
+            )
+        elif self.format == "feather":
+            import pyarrow as pa
+
+            with pa.memory_map(self.path) as source:
+                try:
+                    reader = pa.ipc.open_file(source)
+                    for i in range(reader.num_record_batches):
+                        yield reader.get_batch(i).select(columns)
+                except pa.ArrowInvalid:
+                    source.seek(0)
+                    for batch in pa.ipc.open_stream(source):
+                        yield batch.select(columns)
+        else:
+            yield from self._open_csv(columns)
+
+
+def _progress_bar(total):
+    """A tqdm bar on stderr when it is a terminal and tqdm is installed."""
+    if not sys.stderr.isatty():
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, unit=" rows", unit_scale=True, file=sys.stderr, leave=False)

@@ -1,0 +1,148 @@
+"""Rendering results as text, Markdown, LaTeX, CSV or JSON, written atomically."""
+
+import json
+import math
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+__all__ = []
+
+OUTPUT_FORMATS = ("text", "markdown", "latex", "csv", "json")
+
+
+def _cell(value, digits=6):
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if math.isnan(value):
+            return "NaN"
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def to_markdown(frame):
+    """A GitHub-flavoured Markdown table (numbers right-aligned)."""
+    header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
+    align = "|" + "|".join(
+        "---:" if frame[c].dtype.kind in "iufb" else ":---" for c in frame.columns
+    )
+    rows = [
+        "| " + " | ".join(_cell(v).replace("|", "\\|") for v in row) + " |"
+        for row in frame.itertuples(index=False, name=None)
+    ]
+    return "\n".join([header, align + "|", *rows]) + "\n"
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _latex_escape(text):
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def to_latex(frame):
+    """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``)."""
+    spec = "".join("r" if frame[c].dtype.kind in "iufb" else "l" for c in frame.columns)
+    lines = [
+        f"\\begin{{tabular}}{{{spec}}}",
+        "\\toprule",
+        " & ".join(_latex_escape(str(c)) for c in frame.columns) + " \\\\",
+        "\\midrule",
+    ]
+    for row in frame.itertuples(index=False, name=None):
+        lines.append(" & ".join(_latex_escape(_cell(v)) for v in row) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def _json_value(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_json_value(v) for v in value]
+    return value
+
+
+def frame_records(frame):
+    """Rows of `frame` as JSON-ready dicts (NaN and infinities become null)."""
+    columns = list(frame.columns)
+    return [
+        {c: _json_value(v) for c, v in zip(columns, row, strict=True)}
+        for row in frame.itertuples(index=False, name=None)
+    ]
+
+
+def render(tables, fmt, text=None, meta=None):
+    """The output text.
+
+    Parameters
+    ----------
+    tables : dict of str -> DataFrame
+        The first table is the main one (the only one written as CSV); the
+        others follow it in the text, Markdown and LaTeX outputs.
+    fmt : {"text", "markdown", "latex", "csv", "json"}
+    text : str, default=None
+        The plain-text rendering; by default the tables as text.
+    meta : dict, default=None
+        Extra JSON fields.
+    """
+    names = list(tables)
+    main = tables[names[0]]
+    if fmt == "csv":
+        return main.to_csv(index=False, lineterminator="\n")
+    if fmt == "json":
+        payload = dict(meta or {})
+        for name in names:
+            payload[name] = frame_records(tables[name])
+        return json.dumps(payload, indent=2, allow_nan=False) + "\n"
+    if fmt == "text":
+        if text is not None:
+            return text.rstrip("\n") + "\n"
+        return "\n\n".join(tables[n].to_string(index=False) for n in names) + "\n"
+    render_one = to_markdown if fmt == "markdown" else to_latex
+    parts = [render_one(main)]
+    for name in names[1:]:
+        if tables[name].shape[0]:
+            title = f"**{name}**\n\n" if fmt == "markdown" else f"% {name}\n"
+            parts.append(title + render_one(tables[name]))
+    return "\n".join(parts)
+
+
+def write_output(text, path=None):
+    """Write `text` to `path` through a temporary file and a rename, or to stdout.
+
+    A failure part-way leaves no partial file at `path`.
+    """
+    if path is None or os.fspath(path) == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,954 @@
+"""Sensitivity and specificity of two or more classifiers compared, class by class.
+
+For class ``k`` (one-vs-rest) sensitivity is the recall of ``k`` and
+specificity the recall of "not ``k``". Comparing a classifier with the
+reference on the same records uses the discordant records of each stratum:
+``u`` records that only the compared classifier gets right and ``v`` that
+only the reference gets right, among the ``n`` records of the stratum
+(class ``k`` for sensitivity, the other classes for specificity).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+from scipy import optimize, stats
+
+from ..results._base import IntervalResult, TestResult
+from ._counts import Predictions, prepare, require_no_groups, robust_covariance
+from ._results import (
+    freeze,
+    log_interval,
+    long_table,
+    normal_pvalue,
+    quantile,
+    ratio,
+    warn_undefined,
+)
+
+__all__ = [
+    "ExactBinomialResult",
+    "GeneralizedMcNemarResult",
+    "RelativeAccuracyResult",
+    "SeSpDifference",
+    "exact_binomial_test",
+    "generalized_mcnemar",
+    "relative_sensitivity_specificity",
+    "relative_tpf_fpf",
+    "sensitivity_specificity_difference",
+]
+
+_CONVENTIONS = ("paper", "dtcompair")
+DIFF_METHODS = ("wald", "wald-cc", "agresti-min", "bonett-price", "tango")
+
+
+def _check_convention(convention):
+    if convention not in _CONVENTIONS:
+        raise ValueError(f"convention must be one of {_CONVENTIONS}, got {convention!r}.")
+    return convention
+
+
+def discordant(data):
+    """``(u, v, n, value, value_reference)`` of shape (K, J, 2): sensitivity, specificity."""
+    p = data.paired
+    # [d, a, b]: a = reference positive, b = compared classifier positive.
+    u = np.stack([p[..., 1, 0, 1], p[..., 0, 1, 0]], axis=-1)
+    v = np.stack([p[..., 1, 1, 0], p[..., 0, 0, 1]], axis=-1)
+    n = np.stack([p[..., 1, :, :].sum((-1, -2)), p[..., 0, :, :].sum((-1, -2))], axis=-1)
+    correct_other = np.stack([p[..., 1, :, 1].sum(-1), p[..., 0, :, 0].sum(-1)], axis=-1)
+    correct_ref = np.stack([p[..., 1, 1, :].sum(-1), p[..., 0, 0, :].sum(-1)], axis=-1)
+    return u, v, n, ratio(correct_other, n), ratio(correct_ref, n)
+
+
+def _empty_strata_warning(data, n, stacklevel=4):
+    names = data.names[1:]
+    warn_undefined(
+        n[..., 0] == 0,
+        data.classes,
+        names,
+        "the sensitivity comparison",
+        "the class does not occur in y_true",
+        stacklevel,
+    )
+    warn_undefined(
+        n[..., 1] == 0,
+        data.classes,
+        names,
+        "the specificity comparison",
+        "every record is of this class",
+        stacklevel,
+    )
+
+
+_SESP = ("sensitivity", "specificity")
+
+
+# --------------------------------------------------------------------------
+# Exact binomial test
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, repr=False)
+class ExactBinomialResult(TestResult):
+    """Exact binomial test of equal sensitivity and of equal specificity.
+
+    Attributes
+    ----------
+    statistic : ndarray of shape (n_classes, n_classifiers - 1, 2)
+        ``u``, the discordant records that only the compared classifier gets
+        right; ``[..., 0]`` sensitivity, ``[..., 1]`` specificity.
+    pvalue : ndarray of the same shape
+        Two-sided exact p-value ``min(1, 2 P(X <= min(u, v)))`` with
+        ``X ~ Binomial(u + v, 1/2)``.
+    n_discordant : ndarray of the same shape
+    value, value_reference : ndarray of the same shape
+        Sensitivity and specificity of the compared classifier and of the
+        reference.
+    classes, classifiers, reference
+    """
+
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    n_discordant: np.ndarray
+    value: np.ndarray
+    value_reference: np.ndarray
+    classes: np.ndarray
+    classifiers: tuple
+    reference: str
+
+    def __post_init__(self):
+        freeze(self)
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per class, compared classifier and measure."""
+        return long_table(
+            self.classes,
+            self.classifiers,
+            self.reference,
+            _SESP,
+            {
+                "value": self.value,
+                "value_reference": self.value_reference,
+                "diff": self.value - self.value_reference,
+                "n_discordant": self.n_discordant,
+                "statistic": self.statistic,
+                "pvalue": self.pvalue,
+            },
+        )
+
+    def __repr__(self):
+        return (
+            f"ExactBinomialResult(classes={list(self.classes)}, "
+            f"classifiers={list(self.classifiers)})"
+        )
+
+
+def exact_binomial_test(
+    y_true: ArrayLike,
+    y_preds: Predictions,
+    *,
+    reference: str | None = None,
+    labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
+    convention: str = "paper",
+) -> ExactBinomialResult:
+    """Exact binomial test of equal sensitivity and specificity, per class.
+
+    The exact (conditional) version of McNemar's test: among the discordant
+    records of a stratum, the number that only the compared classifier gets
+    right is ``Binomial(u + v, 1/2)`` under equal sensitivity (specificity)
+    (Zhou, Obuchowski and McClish [1]_, ch. 5).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,)
+    y_preds : dict or list of (str, array-like)
+        Classifier name -> predicted labels; at least two.
+    reference : str, default=None
+        The reference classifier; the first when None.
+    labels : array-like, default=None
+    groups : None
+        Not supported (the binomial law needs independent records): a
+        ValueError is raised when given.
+    convention : {"paper", "dtcompair"}, default="paper"
+        ``"paper"`` caps the p-value at 1 and reports NaN (with a warning)
+        without discordant records; ``"dtcompair"`` reproduces R's
+        DTComPair: ``2 P(X <= min(u, v))`` uncapped (above 1 when
+        ``u = v``, 2 without discordant records).
+
+    Returns
+    -------
+    ExactBinomialResult
+
+    References
+    ----------
+    .. [1] Zhou, Obuchowski and McClish (2011). Statistical Methods in
+       Diagnostic Medicine, 2nd ed. Wiley.
+
+    Examples
+    --------
+    >>> from sklearn_precision_stats.diagnostic import exact_binomial_test
+    >>> y  = [1, 1, 1, 1, 1, 1, 0, 0, 0, 0]
+    >>> rf = [1, 1, 1, 1, 1, 1, 0, 0, 0, 1]
+    >>> nb = [1, 1, 0, 0, 0, 1, 0, 1, 0, 1]
+    >>> res = exact_binomial_test(y, {"rf": rf, "nb": nb}, labels=[1])
+    >>> res.table[["measure", "value", "value_reference", "pvalue"]]
+           measure  value  value_reference  pvalue
+    0  sensitivity    0.5             1.00    0.25
+    1  specificity    0.5             0.75    1.00
+    """
+    require_no_groups(groups, "exact_binomial_test")
+    _check_convention(convention)
+    data = prepare(y_true, y_preds, reference=reference, labels=labels)
+    u, v, n, value, value_ref = discordant(data)
+    m = u + v
+    pvalue = 2.0 * stats.binom.cdf(np.minimum(u, v), m, 0.5)
+    if convention == "paper":
+        pvalue = np.where(m > 0, np.minimum(pvalue, 1.0), np.nan)
+        for i, what in enumerate(_SESP):
+            warn_undefined(
+                (m[..., i] == 0) & (n[..., i] > 0),
+                data.classes,
+                data.names[1:],
+                f"the exact test of {what}",
+                "no discordant record",
+                3,
+            )
+    else:
+        pvalue = np.where(m > 0, pvalue, 2.0)
+    _empty_strata_warning(data, n, 3)
+    return ExactBinomialResult(
+        u, pvalue, m, value, value_ref, data.classes, tuple(data.names[1:]), data.names[0]
+    )
+
+
+# --------------------------------------------------------------------------
+# Confidence intervals for the differences
+# --------------------------------------------------------------------------
+
+
+def _tango_t(delta, u, v, n):
+    """Tango's score statistic for H0: difference = delta (paired proportions)."""
+    a = 2.0 * n
+    b = -v - u + (2.0 * n - u + v) * delta
+    c = -v * delta * (1.0 - delta)
+    q = (np.sqrt(b * b - 4.0 * a * c) - b) / (2.0 * a)
+    return (u - v - n * delta) / np.sqrt(n * (2.0 * q + delta * (1.0 - delta)))
+
+
+def _tango_exact(u, v, n, z):
+    """Score interval {delta: |T(delta)| < z} by root finding, element-wise."""
+    low = np.full(u.shape, np.nan)
+    high = np.full(u.shape, np.nan)
+    eps = 1e-12
+    for idx in zip(*np.nonzero(n > 0), strict=False):
+        ui, vi, ni = u[idx], v[idx], n[idx]
+        est = (ui - vi) / ni
+
+        def f(d, target, ui=ui, vi=vi, ni=ni, est=est):
+            # T(estimate) = 0, also when it is 0/0 (no discordant record).
+            return (0.0 if d == est else _tango_t(d, ui, vi, ni)) - target
+
+        # T decreases in delta, equals 0 at the estimate; the limits solve
+        # T = z (below) and T = -z (above), or sit at -1 / 1.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lo_end, hi_end = -1.0 + eps, 1.0 - eps
+            low[idx] = (
+                -1.0
+                if not f(lo_end, z) > 0 or est <= lo_end
+                else optimize.brentq(f, lo_end, est, args=(z,), xtol=1e-14, rtol=1e-15)
+            )
+            high[idx] = (
+                1.0
+                if not f(hi_end, -z) < 0 or est >= hi_end
+                else optimize.brentq(f, est, hi_end, args=(-z,), xtol=1e-14, rtol=1e-15)
+            )
+    return low, high
+
+
+def _tango_halving(b, c, n, z):
+    """PropCIs' ``scoreci.mp(b, c, n)`` halving search, vectorised (R parity).
+
+    Returns the limits for ``(c - b) / n``.
+    """
+    pa = 2.0 * n
+    with np.errstate(invalid="ignore", divide="ignore"):
+
+        def search(sign):
+            proot = (c - b) / n
+            dp = 1.0 - sign * proot if sign > 0 else 1.0 + proot
+            out = np.full(b.shape, np.nan)
+            active = np.ones(b.shape, dtype=bool)
+            for _ in range(50):
+                dp = 0.5 * dp
+                x = proot + sign * dp
+                pb = -b - c + (2.0 * n - c + b) * x
+                pc = -b * x * (1.0 - x)
+                q21 = (np.sqrt(pb**2 - 4.0 * pa * pc) - pb) / (2.0 * pa)
+                score = (c - b - n * x) / np.sqrt(n * (2.0 * q21 + x * (1.0 - x)))
+                proot = np.where(active & (np.abs(score) < z), x, proot)
+                stop = active & ((dp < 1e-7) | (np.abs(z - score) < 1e-6))
+                out = np.where(stop, x, out)
+                active &= ~stop
+            return out
+
+        ul = np.where(c == n, 1.0, search(1.0))
+        ll = np.where(b == n, -1.0, search(-1.0))
+    return ll, ul
+
+
+@dataclass(frozen=True, repr=False)
+class SeSpDifference:
+    """Differences in sensitivity and specificity with confidence intervals.
+
+    Attributes
+    ----------
+    diff, se, ci_low, ci_high : ndarray of shape (n_classes, n_classifiers - 1, 2)
+        Compared classifier minus reference; ``[..., 0]`` sensitivity,
+        ``[..., 1]`` specificity; ``se`` is NaN for Tango's interval.
+    value, value_reference : ndarray of the same shape
+    method, convention : str
+    confidence_level : float
+    classes, classifiers, reference
+    """
+
+    diff: np.ndarray
+    se: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    value: np.ndarray
+    value_reference: np.ndarray
+    method: str
+    convention: str
+    confidence_level: float
+    classes: np.ndarray
+    classifiers: tuple
+    reference: str
+
+    def __post_init__(self):
+        freeze(self)
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per class, compared classifier and measure."""
+        return long_table(
+            self.classes,
+            self.classifiers,
+            self.reference,
+            _SESP,
+            {
+                "value": self.value,
+                "value_reference": self.value_reference,
+                "diff": self.diff,
+                "se": self.se,
+                "ci_low": self.ci_low,
+                "ci_high": self.ci_high,
+            },
+        )
+
+    def __repr__(self):
+        return (
+            f"SeSpDifference(method={self.method!r}, classes={list(self.classes)}, "
+            f"classifiers={list(self.classifiers)})"
+        )
+
+
+def sensitivity_specificity_difference(
+    y_true: ArrayLike,
+    y_preds: Predictions,
+    *,
+    reference: str | None = None,
+    labels: ArrayLike | None = None,
+    method: str = "wald",
+    confidence_level: float = 0.95,
+    groups: ArrayLike | None = None,
+    convention: str = "paper",
+) -> SeSpDifference:
+    """Confidence intervals for differences in sensitivity and specificity.
+
+    Per class (one-vs-rest) and classifier: ``Se - Se_ref`` and
+    ``Sp - Sp_ref`` on the same records, from the discordant records ``u``
+    (only the classifier right) and ``v`` (only the reference right) among
+    the ``n`` records of the stratum; the estimate is ``(u - v) / n``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,)
+    y_preds : dict or list of (str, array-like)
+        At least two classifiers.
+    reference : str, default=None
+    labels : array-like, default=None
+    method : {"wald", "wald-cc", "agresti-min", "bonett-price", "tango"}, default="wald"
+        ``"wald"``: ``SE = sqrt((u + v) - (u - v)^2 / n) / n`` (Altman
+        1991); ``"wald-cc"``: with a continuity correction ``1/n`` (Fleiss,
+        Levin and Paik [1]_: ``estimate -/+ (z SE + 1/n)``);
+        ``"agresti-min"``: add 1/2 to each cell (Agresti and Min [2]_);
+        ``"bonett-price"``: add 1 to each discordant cell (Bonett and Price
+        [3]_); ``"tango"``: the score interval of Tango [4]_, by exact root
+        finding.
+    confidence_level : float, default=0.95
+    groups : array-like, default=None
+        Record id of each row; only with ``method="wald"``, whose standard
+        error is then cluster-robust. The other methods raise a ValueError.
+    convention : {"paper", "dtcompair"}, default="paper"
+        ``"paper"`` follows the cited papers: the adjusted intervals are
+        centred on their adjusted estimates and kept within [-1, 1].
+        ``"dtcompair"`` reproduces R's DTComPair: centred on ``(u - v)/n``,
+        not truncated, the continuity correction multiplied by ``z``
+        (reported ``se`` includes ``1/n``), and Tango's limits from PropCIs'
+        halving search with DTComPair's choice of sign for sensitivity.
+
+    Returns
+    -------
+    SeSpDifference
+
+    References
+    ----------
+    .. [1] Fleiss, Levin and Paik (2003). Statistical Methods for Rates and
+       Proportions, 3rd ed. Wiley.
+    .. [2] Agresti and Min (2005). Simple improved confidence intervals for
+       comparing matched proportions. Statistics in Medicine 24, 729-740.
+    .. [3] Bonett and Price (2012). Adjusted Wald confidence interval for a
+       difference of binomial proportions based on paired data. Journal of
+       Educational and Behavioral Statistics 37(4), 479-488.
+    .. [4] Tango (1998). Equivalence test and confidence interval for the
+       difference in proportions for the paired-sample design. Statistics in
+       Medicine 17, 891-908.
+
+    Examples
+    --------
+    >>> from sklearn_precision_stats.diagnostic import sensitivity_specificity_difference
+    >>> y  = [1, 1, 1, 1, 1, 1, 0, 0, 0, 0]
+    >>> rf = [1, 1, 1, 1, 1, 1, 0, 0, 0, 1]
+    >>> nb = [1, 1, 0, 0, 0, 1, 0, 1, 0, 1]
+    >>> res = sensitivity_specificity_difference(y, {"rf": rf, "nb": nb}, labels=[1])
+    >>> res.table[["measure", "diff", "ci_low", "ci_high"]].round(4)
+           measure  diff  ci_low  ci_high
+    0  sensitivity -0.50 -0.9001  -0.0999
+    1  specificity -0.25 -0.6743   0.1743
+    """
+    if method not in DIFF_METHODS:
+        raise ValueError(f"method must be one of {DIFF_METHODS}, got {method!r}.")
+    _check_convention(convention)
+    if groups is not None and method != "wald":
+        require_no_groups(groups, f"sensitivity_specificity_difference(method={method!r})")
+    z = quantile(confidence_level)
+    data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
+    u, v, n, value, value_ref = discordant(data)
+    est = ratio(u - v, n)
+    paper = convention == "paper"
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if method in ("wald", "wald-cc"):
+            se = np.sqrt((u + v) - (u - v) ** 2 / n) / n
+            if groups is not None:
+                se = _clustered_diff_se(data, est)
+            half = z * se
+            if method == "wald-cc":
+                if paper:
+                    half = z * se + 1.0 / n
+                else:
+                    se = se + 1.0 / n
+                    half = z * se
+            low, high = est - half, est + half
+        elif method in ("agresti-min", "bonett-price"):
+            if method == "agresti-min":
+                ua, va, na = u + 0.5, v + 0.5, n + 2.0
+                se = np.sqrt((ua + va) - (ua - va) ** 2 / na) / na
+            else:
+                pu, pv = (u + 1.0) / (n + 2.0), (v + 1.0) / (n + 2.0)
+                se = np.sqrt((pu + pv - (pu - pv) ** 2) / (n + 2.0))
+            centre = (u - v) / (n + 2.0) if paper else est
+            low, high = centre - z * se, centre + z * se
+            if paper:
+                low, high = np.clip(low, -1, 1), np.clip(high, -1, 1)
+        else:
+            se = np.full(est.shape, np.nan)
+            if paper:
+                low, high = _tango_exact(u, v, n, z)
+            else:
+                low, high = _tango_dtcompair(u, v, n, z, est)
+        ok = n > 0
+        se, low, high = (np.where(ok, a, np.nan) for a in (se, low, high))
+    _empty_strata_warning(data, n, 3)
+    return SeSpDifference(
+        est,
+        se,
+        low,
+        high,
+        value,
+        value_ref,
+        method,
+        convention,
+        float(confidence_level),
+        data.classes,
+        tuple(data.names[1:]),
+        data.names[0],
+    )
+
+
+def _tango_dtcompair(u, v, n, z, est):
+    # DTComPair passes (b, c) = (y1-negative/y2-positive, y1-positive/
+    # y2-negative) cells: for specificity (v, u), the interval of the
+    # estimate; for sensitivity (u, v), the interval of minus the estimate,
+    # which it negates only when it excludes the estimate.
+    low, high = np.empty(u.shape), np.empty(u.shape)
+    lo_sp, hi_sp = _tango_halving(v[..., 1], u[..., 1], n[..., 1], z)
+    low[..., 1], high[..., 1] = lo_sp, hi_sp
+    lo_m, hi_m = _tango_halving(u[..., 0], v[..., 0], n[..., 0], z)
+    e = est[..., 0]
+    keep = ~((lo_m > e) | (hi_m < e))
+    low[..., 0] = np.where(keep, lo_m, -hi_m)
+    high[..., 0] = np.where(keep, hi_m, -lo_m)
+    return low, high
+
+
+def _clustered_diff_se(data, est):
+    """Cluster-robust SE of the paired differences (influence sums per group)."""
+    d = np.array([0.0, 1.0])[:, None, None]
+    a = np.array([0.0, 1.0])[None, :, None]
+    b = np.array([0.0, 1.0])[None, None, :]
+    p = data.paired
+    n1 = p[..., 1, :, :].sum((-1, -2))[..., None, None, None]
+    n0 = p[..., 0, :, :].sum((-1, -2))[..., None, None, None]
+    e = est[..., None, None, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        inf_se = d * ((b - a) - e[..., 0, :, :, :]) / n1
+        inf_sp = (1 - d) * (((1 - b) - (1 - a)) - e[..., 1, :, :, :]) / n0
+        inf_se = np.where(np.isfinite(inf_se), inf_se, 0.0)
+        inf_sp = np.where(np.isfinite(inf_sp), inf_sp, 0.0)
+        var = [robust_covariance(i, i, p, data.paired_groups, 3) for i in (inf_se, inf_sp)]
+    return np.sqrt(np.stack(var, axis=-1))
+
+
+# --------------------------------------------------------------------------
+# Generalized McNemar
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, repr=False)
+class GeneralizedMcNemarResult(TestResult):
+    """Joint test of equal sensitivity and equal specificity.
+
+    Attributes
+    ----------
+    statistic : ndarray of shape (n_classes, n_classifiers - 1)
+        Sum of the (uncorrected) McNemar statistics of the two strata.
+    pvalue : ndarray of the same shape
+        Upper tail of chi-square with 2 degrees of freedom.
+    df : int
+    statistic_sensitivity, statistic_specificity : ndarray
+    classes, classifiers, reference
+    """
+
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    df: int
+    statistic_sensitivity: np.ndarray
+    statistic_specificity: np.ndarray
+    classes: np.ndarray
+    classifiers: tuple
+    reference: str
+
+    def __post_init__(self):
+        freeze(self)
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per class and compared classifier."""
+        return long_table(
+            self.classes,
+            self.classifiers,
+            self.reference,
+            None,
+            {
+                "statistic_sensitivity": self.statistic_sensitivity,
+                "statistic_specificity": self.statistic_specificity,
+                "statistic": self.statistic,
+                "df": self.df,
+                "pvalue": self.pvalue,
+            },
+        )
+
+    def __repr__(self):
+        return (
+            f"GeneralizedMcNemarResult(classes={list(self.classes)}, "
+            f"classifiers={list(self.classifiers)})"
+        )
+
+
+def generalized_mcnemar(
+    y_true: ArrayLike,
+    y_preds: Predictions,
+    *,
+    reference: str | None = None,
+    labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
+) -> GeneralizedMcNemarResult:
+    """Generalized McNemar test of equal sensitivity and specificity, per class.
+
+    The sum of McNemar's statistics ``(u - v)^2 / (u + v)`` (no continuity
+    correction) of the diseased and the non-diseased stratum, chi-square
+    with 2 degrees of freedom under equal sensitivity and specificity, the
+    strata being independent (Lachenbruch and Lynch [1]_).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,)
+    y_preds : dict or list of (str, array-like)
+        At least two classifiers.
+    reference : str, default=None
+    labels : array-like, default=None
+    groups : None
+        Not supported (a record's rows would fall in both strata); a
+        ValueError is raised when given.
+
+    Returns
+    -------
+    GeneralizedMcNemarResult
+
+    References
+    ----------
+    .. [1] Lachenbruch and Lynch (1998). Assessing screening tests:
+       extensions of McNemar's test. Statistics in Medicine 17, 2207-2217.
+
+    Examples
+    --------
+    >>> from sklearn_precision_stats.diagnostic import generalized_mcnemar
+    >>> y  = [1, 1, 1, 1, 1, 1, 0, 0, 0, 0]
+    >>> rf = [1, 1, 1, 1, 1, 1, 0, 0, 0, 1]
+    >>> nb = [1, 1, 0, 0, 0, 1, 0, 1, 0, 1]
+    >>> stat, p = generalized_mcnemar(y, {"rf": rf, "nb": nb}, labels=[1])
+    >>> print(f"{stat[0, 0]:.3f} {p[0, 0]:.4f}")
+    4.000 0.1353
+    """
+    require_no_groups(groups, "generalized_mcnemar")
+    data = prepare(y_true, y_preds, reference=reference, labels=labels)
+    u, v, n, _, _ = discordant(data)
+    chi = ratio((u - v) ** 2, u + v)
+    statistic = chi.sum(axis=-1)
+    pvalue = stats.chi2.sf(statistic, 2)
+    warn_undefined(
+        ((u + v) == 0).any(axis=-1),
+        data.classes,
+        data.names[1:],
+        "the generalized McNemar statistic",
+        "a stratum has no discordant record (McNemar's statistic is 0/0)",
+        3,
+    )
+    return GeneralizedMcNemarResult(
+        statistic,
+        pvalue,
+        2,
+        chi[..., 0],
+        chi[..., 1],
+        data.classes,
+        tuple(data.names[1:]),
+        data.names[0],
+    )
+
+
+# --------------------------------------------------------------------------
+# Relative sensitivity / specificity and relative TPF / FPF
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, repr=False)
+class RelativeAccuracyResult(IntervalResult):
+    """Ratios of accuracy measures (compared classifier over reference).
+
+    Attributes
+    ----------
+    statistic : ndarray of shape (n_classes, n_classifiers - 1, 2)
+        Wald statistic ``log(ratio) / se_log``.
+    pvalue : ndarray of the same shape
+        Two-sided normal p-value.
+    ratio, se_log : ndarray of the same shape
+        The ratio and the standard error of its log (cluster-robust with
+        groups).
+    value, value_reference : ndarray of the same shape
+    measures : tuple of str
+        Names of the last axis.
+    classes, classifiers, reference, clustered
+
+    ``confidence_interval(confidence_level)`` returns ``exp(log ratio -/+ z
+    se_log)`` as arrays of the same shape.
+    """
+
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    ratio: np.ndarray
+    se_log: np.ndarray
+    value: np.ndarray
+    value_reference: np.ndarray
+    measures: tuple
+    classes: np.ndarray
+    classifiers: tuple
+    reference: str
+    clustered: bool
+
+    def __post_init__(self):
+        freeze(self)
+
+    def _interval(self, level):
+        return log_interval(self.ratio, self.se_log, level)
+
+    def table_at(self, confidence_level=0.95) -> pd.DataFrame:
+        """The table with intervals at `confidence_level`."""
+        low, high = self.confidence_interval(confidence_level)
+        return long_table(
+            self.classes,
+            self.classifiers,
+            self.reference,
+            self.measures,
+            {
+                "value": self.value,
+                "value_reference": self.value_reference,
+                "ratio": self.ratio,
+                "se_log": self.se_log,
+                "ci_low": low,
+                "ci_high": high,
+                "statistic": self.statistic,
+                "pvalue": self.pvalue,
+            },
+        )
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row per class, compared classifier and measure (95% intervals)."""
+        return self.table_at(0.95)
+
+    def __repr__(self):
+        return (
+            f"RelativeAccuracyResult(measures={list(self.measures)}, classes="
+            f"{list(self.classes)}, classifiers={list(self.classifiers)})"
+        )
+
+
+def _ratio_result(data, num_other, num_ref, den, influences, measures, what, stacklevel=4):
+    """Ratios ``num_other / num_ref`` with delta-method (sandwich) SEs.
+
+    `influences` has shape (K, J, 2, 2, 2, M): the per-record influence on
+    each log ratio, by cell.
+    """
+    r = ratio(num_other, num_ref)
+    var = np.stack(
+        [
+            robust_covariance(
+                influences[..., i], influences[..., i], data.paired, data.paired_groups, 3
+            )
+            for i in range(len(measures))
+        ],
+        axis=-1,
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        defined = (num_other > 0) & (num_ref > 0)
+        se = np.where(defined, np.sqrt(np.maximum(var, 0.0)), np.nan)
+        zstat = np.where(defined & (se > 0), np.log(np.where(defined, r, 1.0)) / se, np.nan)
+    # A zero count makes the log ratio undefined (the ratio 0 or infinite).
+    r = np.where(defined, r, np.nan)
+    for i, m in enumerate(measures):
+        warn_undefined(
+            ~defined[..., i],
+            data.classes,
+            data.names[1:],
+            f"the relative {m}",
+            f"a classifier has no {what[i]}",
+            stacklevel,
+        )
+        warn_undefined(
+            defined[..., i] & (se[..., i] == 0),
+            data.classes,
+            data.names[1:],
+            f"the test of the relative {m}",
+            "its variance is 0: the two classifiers agree on every record it depends on",
+            stacklevel,
+        )
+    se = np.where(se > 0, se, np.nan)
+    return r, se, zstat
+
+
+def _log_ratio_influence(p, positive_other, positive_ref, stratum):
+    """Influence of one record in each cell on ``log(N_other / N_ref)``.
+
+    ``N`` counts the records of `stratum` (d) with a given result; the
+    influence is ``[b == positive_other] / N_other - [a == positive_ref] /
+    N_ref`` on records of the stratum.
+    """
+    d = np.array([0.0, 1.0])[:, None, None]
+    a = np.array([0.0, 1.0])[None, :, None]
+    b = np.array([0.0, 1.0])[None, None, :]
+    in_stratum = d if stratum == 1 else 1 - d
+    hit_o = b if positive_other else 1 - b
+    hit_r = a if positive_ref else 1 - a
+    s = p[..., stratum, :, :]
+    n_o = (s[..., :, 1] if positive_other else s[..., :, 0]).sum(-1)
+    n_r = (s[..., 1, :] if positive_ref else s[..., 0, :]).sum(-1)
+    ex = (..., None, None, None)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = in_stratum * (hit_o / n_o[ex] - hit_r / n_r[ex])
+    return np.where(np.isfinite(out), out, 0.0), n_o, n_r
+
+
+def relative_sensitivity_specificity(
+    y_true: ArrayLike,
+    y_preds: Predictions,
+    *,
+    reference: str | None = None,
+    labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
+) -> RelativeAccuracyResult:
+    """Relative sensitivity and specificity with log-scale Wald intervals, per class.
+
+    ``rSe = Se / Se_ref = TP / TP_ref`` and ``rSp = TN / TN_ref`` on the same
+    records, with the delta-method variance of the log ratio (Alonzo, Pepe
+    and Moskowitz [1]_): ``(u + v) / (TP TP_ref)`` for sensitivity.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,)
+    y_preds : dict or list of (str, array-like)
+        At least two classifiers.
+    reference : str, default=None
+    labels : array-like, default=None
+    groups : array-like of shape (n_rows,), default=None
+        Record id of each row; the variances are then cluster-robust
+        (influences summed per record).
+
+    Returns
+    -------
+    RelativeAccuracyResult
+        Measures ``("sensitivity", "specificity")``.
+
+    References
+    ----------
+    .. [1] Alonzo, Pepe and Moskowitz (2002). Sample size calculations for
+       comparative studies of medical tests for detecting presence of
+       disease. Statistics in Medicine 21, 835-852.
+
+    Examples
+    --------
+    >>> from sklearn_precision_stats.diagnostic import relative_sensitivity_specificity
+    >>> y  = [1, 1, 1, 1, 1, 1, 0, 0, 0, 0]
+    >>> rf = [1, 1, 1, 1, 1, 1, 0, 0, 0, 1]
+    >>> nb = [1, 1, 0, 0, 0, 1, 0, 1, 0, 1]
+    >>> res = relative_sensitivity_specificity(y, {"rf": rf, "nb": nb}, labels=[1])
+    >>> res.table[["measure", "ratio", "ci_low", "ci_high", "pvalue"]].round(4)
+           measure   ratio  ci_low  ci_high  pvalue
+    0  sensitivity  0.5000  0.2246   1.1129  0.0895
+    1  specificity  0.6667  0.2995   1.4839  0.3206
+    """
+    data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
+    inf_se, tp_o, tp_r = _log_ratio_influence(data.paired, True, True, 1)
+    inf_sp, tn_o, tn_r = _log_ratio_influence(data.paired, False, False, 0)
+    _, _, n, value, value_ref = discordant(data)
+    num_o, num_r = np.stack([tp_o, tn_o], -1), np.stack([tp_r, tn_r], -1)
+    r, se, zstat = _ratio_result(
+        data,
+        num_o,
+        num_r,
+        n,
+        np.stack([inf_se, inf_sp], -1),
+        _SESP,
+        ("true positive", "true negative"),
+    )
+    return RelativeAccuracyResult(
+        zstat,
+        normal_pvalue(zstat),
+        r,
+        se,
+        value,
+        value_ref,
+        _SESP,
+        data.classes,
+        tuple(data.names[1:]),
+        data.names[0],
+        groups is not None,
+    )
+
+
+def relative_tpf_fpf(
+    y_true: ArrayLike,
+    y_preds: Predictions,
+    *,
+    reference: str | None = None,
+    labels: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
+) -> RelativeAccuracyResult:
+    """Relative true and false positive fractions, per class.
+
+    ``rTPF = TP / TP_ref`` and ``rFPF = FP / FP_ref`` (Schatzkin et al.
+    [1]_, Cheng and Macaluso [2]_, Alonzo, Pepe and Moskowitz [3]_), with
+    log-scale Wald intervals; they need only the records that at least one
+    classifier predicts as the class, as in a screen-positive design.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,)
+    y_preds : dict or list of (str, array-like)
+        At least two classifiers.
+    reference : str, default=None
+    labels : array-like, default=None
+    groups : array-like of shape (n_rows,), default=None
+        Record id of each row; the variances are then cluster-robust.
+
+    Returns
+    -------
+    RelativeAccuracyResult
+        Measures ``("tpf", "fpf")``.
+
+    References
+    ----------
+    .. [1] Schatzkin, Connor, Taylor et al. (1987). Comparing new and old
+       screening tests when a reference procedure cannot be performed on
+       all screenees. American Journal of Epidemiology 125(4), 672-678.
+    .. [2] Cheng and Macaluso (1997). Comparison of the accuracy of two tests
+       with a confirmatory procedure limited to positive results.
+       Epidemiology 8(1), 104-106.
+    .. [3] Alonzo, Pepe and Moskowitz (2002). Statistics in Medicine 21,
+       835-852.
+
+    Examples
+    --------
+    >>> from sklearn_precision_stats.diagnostic import relative_tpf_fpf
+    >>> y  = [1, 1, 1, 1, 1, 1, 0, 0, 0, 0]
+    >>> rf = [1, 1, 1, 1, 1, 1, 0, 0, 0, 1]
+    >>> nb = [1, 1, 0, 0, 0, 1, 0, 1, 0, 1]
+    >>> res = relative_tpf_fpf(y, {"rf": rf, "nb": nb}, labels=[1])
+    >>> res.table[["measure", "ratio", "pvalue"]].round(4)
+      measure  ratio  pvalue
+    0     tpf    0.5  0.0895
+    1     fpf    2.0  0.3270
+    """
+    data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
+    inf_t, tp_o, tp_r = _log_ratio_influence(data.paired, True, True, 1)
+    inf_f, fp_o, fp_r = _log_ratio_influence(data.paired, True, True, 0)
+    p = data.paired
+    n1 = p[..., 1, :, :].sum((-1, -2))
+    n0 = p[..., 0, :, :].sum((-1, -2))
+    value = np.stack([ratio(tp_o, n1), ratio(fp_o, n0)], -1)
+    value_ref = np.stack([ratio(tp_r, n1), ratio(fp_r, n0)], -1)
+    measures = ("tpf", "fpf")
+    r, se, zstat = _ratio_result(
+        data,
+        np.stack([tp_o, fp_o], -1),
+        np.stack([tp_r, fp_r], -1),
+        None,
+        np.stack([inf_t, inf_f], -1),
+        measures,
+        ("true positive", "false positive"),
+    )
+    return RelativeAccuracyResult(
+        zstat,
+        normal_pvalue(zstat),
+        r,
+        se,
+        value,
+        value_ref,
+        measures,
+        data.classes,
+        tuple(data.names[1:]),
+        data.names[0],
+        groups is not None,
+    )
