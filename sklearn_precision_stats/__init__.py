@@ -4,7 +4,9 @@ that testing on the same records creates taken into account.
 Paired comparisons on one test set (or stacked cross-validation rows)
     :func:`compare_precision`, :func:`compare_npv`, :func:`compare_recall`,
     :func:`compare_specificity`, :func:`compare_accuracy` and their frozen
-    result :class:`PairedComparison`.
+    result :class:`PairedComparison`. :class:`ComparisonCounts` holds their
+    sufficient statistics, built chunk by chunk, merged, or from a
+    contingency table, for data larger than memory.
 
 The scikit-learn layer
     :class:`PairedPrecisionComparator` (a train/test split),
@@ -70,6 +72,7 @@ from .comparators import (
     PairedPrecisionComparator,
     make_comparison_scorer,
 )
+from .engine._accumulator import ComparisonCounts
 from .exceptions import UndefinedStatisticWarning
 from .paired import (
     compare_accuracy,
@@ -92,6 +95,7 @@ __all__ = [
     "compare_specificity",
     "compare_accuracy",
     "PairedComparison",
+    "ComparisonCounts",
     "UndefinedStatisticWarning",
     # scikit-learn layer
     "PairedPrecisionComparator",

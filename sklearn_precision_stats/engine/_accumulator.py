@@ -769,6 +769,7 @@ def comparison_from_counts(
     labels=None,
     confidence_level=0.95,
     stacklevel=2,
+    cov_type="robust",
 ):
     """A :class:`PairedComparison` from counts, as ``compare_<metric>`` gives from arrays.
 
@@ -804,13 +805,8 @@ def comparison_from_counts(
     0      0         nb      0.500             0.800000
     1      1         nb      0.625             0.857143
     """
-    import warnings
 
-    from ..exceptions import UndefinedStatisticWarning
-    from ..paired._compare import _class_codes, _few_clusters
-    from ..results._paired_comparison import PairedComparison
-    from ._diagnostics import diagnose
-    from ._marginal_model import omnibus_statistics, pairwise_statistics
+    from ..paired._compare import _class_codes, finish_comparison
     from ._roles import get_role
 
     if not isinstance(counts, ComparisonCounts):
@@ -840,26 +836,14 @@ def comparison_from_counts(
         class_codes = _class_codes(values, present, labels)
         marginal = role.marginal_counts(categories.take_classes(class_codes))
         classes = values[class_codes]
-    # The same steps as the comparison of arrays (paired._compare).
-    clustered = counts.clustered and counts.n_records < counts.n_rows
-    pairwise = pairwise_statistics(marginal, None, clustered=clustered)
-    omnibus = omnibus_statistics(marginal, None)
-    messages = []
-    if clustered:
-        messages += _few_clusters(pairwise, omnibus, counts.n_records, counts.n_rows, len(names))
-    if not (clustered and counts.n_records < 2):
-        messages += diagnose(marginal, pairwise, omnibus, names, classes.tolist(), role, clustered)
-    for message in messages:
-        warnings.warn(message, UndefinedStatisticWarning, stacklevel=stacklevel)
-    return PairedComparison(
-        pairwise,
-        omnibus,
-        classes=classes,
-        classifiers=names,
-        role=role,
-        confidence_level=float(confidence_level),
-        engine="closed-form",
+    return finish_comparison(
+        marginal,
+        classes,
+        names,
+        role,
         n_rows=counts.n_rows,
-        n_records=counts.n_records,
-        data=None,
+        n_records=counts.n_records if counts.clustered else counts.n_rows,
+        confidence_level=confidence_level,
+        stacklevel=stacklevel + 1,
+        cov_type=cov_type,
     )

@@ -24,16 +24,16 @@ from ._marginal_model import _residual_products
 __all__ = []
 
 
-def bias_reduced_meat(data, counts):
+def bias_reduced_meat(counts, data=None):
     """The corrected meat per class, on the proportion scale.
 
     Parameters
     ----------
-    data : ComparisonData
-        Codes of the comparison (one row per record when
-        ``data.record_codes`` is None).
     counts : MarginalCounts
         The role's sums of the reported classes.
+    data : ComparisonData, default=None
+        Codes of the comparison, needed for clustered rows; None (or
+        ``data.record_codes`` None) means one row per record.
 
     Returns
     -------
@@ -46,7 +46,7 @@ def bias_reduced_meat(data, counts):
     M = T + F
     with np.errstate(divide="ignore", invalid="ignore"):
         P = T / M
-        if data.record_codes is None:
+        if data is None or data.record_codes is None:
             # Every record has one row: m_ic is 1 wherever s_ic is nonzero.
             S = _residual_products(counts.cross, P[..., :, None], P[..., None, :])
             g = M / (M - 1)

@@ -11,6 +11,7 @@ from collections.abc import Hashable
 
 import numpy as np
 
+from ..engine._accumulator import ComparisonCounts, comparison_from_counts
 from ..engine._bias_reduced import bias_reduced_meat
 from ..engine._counts import (
     _encode_predictions,
@@ -18,6 +19,7 @@ from ..engine._counts import (
     label_codes,
     statistics_from_codes,
 )
+from ..engine._dask import counts_from_dask, is_dask_collection
 from ..engine._diagnostics import diagnose
 from ..engine._marginal_model import omnibus_statistics, pairwise_statistics
 from ..engine._roles import get_role
@@ -41,8 +43,8 @@ _FEW_CLUSTERS = 30
 
 # One declaration of the parameters every compare_* function shares.
 _PARAMETERS = {
-    "y_true": ["array-like"],
-    "y_preds": [dict, list, tuple],
+    "y_true": ["array-like", ComparisonCounts],
+    "y_preds": [dict, list, tuple, None],
     "reference": [Hashable, None],
     "groups": ["array-like", None],
     "labels": ["array-like", None],
@@ -60,7 +62,7 @@ _STACKLEVEL = 5
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_precision(
     y_true,
-    y_preds,
+    y_preds=None,
     *,
     reference=None,
     groups=None,
@@ -83,11 +85,15 @@ def compare_precision(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,)
-        True labels (any hashable values: ints, strings, ...).
-    y_preds : dict or list of (str, array-like)
+    y_true : array-like of shape (n_rows,), Dask array or ComparisonCounts
+        True labels (any hashable values: ints, strings, ...). A Dask array
+        or Dask DataFrame column is counted chunk by chunk on the active
+        scheduler, without materialising it; a :class:`ComparisonCounts`
+        (the sufficient statistics, built chunk by chunk or from a
+        contingency table) replaces `y_true`, `y_preds` and `groups`.
+    y_preds : dict or list of (str, array-like), default=None
         Classifier name -> predicted labels, each aligned with `y_true` row
-        by row. At least two classifiers.
+        by row. At least two classifiers. None only with counts.
     reference : str, default=None
         Name of the reference classifier; the first one when None. Every
         comparison is "classifier vs reference": ``rp = P / P_ref`` and the
@@ -211,11 +217,15 @@ def _measure_doc(measure, rows, response, example, notes=""):
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,)
-        True labels (any hashable values: ints, strings, ...).
-    y_preds : dict or list of (str, array-like)
+    y_true : array-like of shape (n_rows,), Dask array or ComparisonCounts
+        True labels (any hashable values: ints, strings, ...). A Dask array
+        or Dask DataFrame column is counted chunk by chunk on the active
+        scheduler, without materialising it; a :class:`ComparisonCounts`
+        (the sufficient statistics, built chunk by chunk or from a
+        contingency table) replaces `y_true`, `y_preds` and `groups`.
+    y_preds : dict or list of (str, array-like), default=None
         Classifier name -> predicted labels, each aligned with `y_true` row
-        by row. At least two classifiers.
+        by row. At least two classifiers. None only with counts.
     reference : str, default=None
         Name of the reference classifier; the first one when None.
     groups : array-like of shape (n_rows,), default=None
@@ -263,7 +273,7 @@ def _measure_doc(measure, rows, response, example, notes=""):
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_npv(
     y_true,
-    y_preds,
+    y_preds=None,
     *,
     reference=None,
     groups=None,
@@ -288,7 +298,7 @@ def compare_npv(
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_recall(
     y_true,
-    y_preds,
+    y_preds=None,
     *,
     reference=None,
     groups=None,
@@ -313,7 +323,7 @@ def compare_recall(
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_specificity(
     y_true,
-    y_preds,
+    y_preds=None,
     *,
     reference=None,
     groups=None,
@@ -338,7 +348,7 @@ def compare_specificity(
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_accuracy(
     y_true,
-    y_preds,
+    y_preds=None,
     *,
     reference=None,
     groups=None,
@@ -444,6 +454,30 @@ def _compare(
     call (the default suits the public functions).
     """
     role = get_role(metric)
+    if isinstance(y_true, ComparisonCounts) or is_dask_collection(y_true):
+        if isinstance(y_true, ComparisonCounts):
+            if y_preds is not None or groups is not None:
+                raise ValueError(
+                    "y_preds and groups must be None when y_true is a ComparisonCounts: "
+                    "the counts already hold the predictions and the records."
+                )
+            counts = y_true
+        else:
+            counts = counts_from_dask(y_true, y_preds, groups=groups)
+        return comparison_from_counts(
+            counts,
+            metric,
+            reference=reference,
+            labels=labels,
+            confidence_level=confidence_level,
+            stacklevel=stacklevel,
+            cov_type=cov_type,
+        )
+    if y_preds is None:
+        raise ValueError(
+            "y_preds is required: a dict mapping classifier name to predicted labels "
+            "(or pass a ComparisonCounts as y_true)."
+        )
     _check_aligned_indexes(y_true=y_true, groups=groups)
     y_true, names, preds = _check_predictions(y_true, y_preds, reference)
     groups = _check_groups(groups, y_true.shape[0])
@@ -493,10 +527,55 @@ def comparison_from_data(
     data, names, confidence_level=0.95, engine="closed-form", stacklevel=2, cov_type="robust"
 ):
     """Run the engine on prepared data and wrap the result."""
-    counts = data.counts
-    n_rows = data.encoded.y_true.shape[0]
-    clustered = data.record_codes is not None and data.n_records < n_rows
-    meat = bias_reduced_meat(data, counts) if cov_type == "bias_reduced" else None
+    role = data.role
+    if role.pooled:
+        classes = np.array(["all"], dtype=object)
+    else:
+        classes = data.encoded.values[data.class_codes]
+    return finish_comparison(
+        data.counts,
+        classes,
+        names,
+        role,
+        n_rows=data.encoded.y_true.shape[0],
+        n_records=data.n_records,
+        confidence_level=confidence_level,
+        engine=engine,
+        stacklevel=stacklevel + 1,
+        cov_type=cov_type,
+        data=data,
+    )
+
+
+def finish_comparison(
+    counts,
+    classes,
+    names,
+    role,
+    *,
+    n_rows,
+    n_records,
+    confidence_level=0.95,
+    engine="closed-form",
+    stacklevel=2,
+    cov_type="robust",
+    data=None,
+):
+    """Statistics, warnings and the result, from a role's sums.
+
+    Shared by the comparison of arrays and of counts (which have no
+    `data`: their results cannot resample, and their bias-reduced
+    covariance needs one row per record).
+    """
+    clustered = n_records < n_rows
+    meat = None
+    if cov_type == "bias_reduced":
+        if data is None and clustered:
+            raise ValueError(
+                "cov_type='bias_reduced' with clustered rows needs each record's rows, "
+                "which counts do not keep; pass the arrays (and groups) instead."
+            )
+        meat = bias_reduced_meat(counts, data)
     pairwise = pairwise_statistics(counts, meat, clustered=clustered)
     omnibus = omnibus_statistics(counts, meat)
     if engine == "statsmodels":
@@ -504,15 +583,10 @@ def comparison_from_data(
 
         pairwise = {key: np.array(value, dtype=float) for key, value in pairwise.items()}
         pairwise, omnibus = gee_statistics(data, pairwise, omnibus, cov_type)
-    role = data.role
-    if role.pooled:
-        classes = np.array(["all"], dtype=object)
-    else:
-        classes = data.encoded.values[data.class_codes]
     messages = []
     if clustered:
-        messages += _few_clusters(pairwise, omnibus, data.n_records, n_rows, len(names))
-    if not (clustered and data.n_records < 2):  # else _few_clusters said it all
+        messages += _few_clusters(pairwise, omnibus, n_records, n_rows, len(names))
+    if not (clustered and n_records < 2):  # else _few_clusters said it all
         messages += diagnose(counts, pairwise, omnibus, names, classes.tolist(), role, clustered)
     for message in messages:
         warnings.warn(message, UndefinedStatisticWarning, stacklevel=stacklevel)
@@ -525,7 +599,7 @@ def comparison_from_data(
         confidence_level=float(confidence_level),
         engine=engine,
         n_rows=n_rows,
-        n_records=data.n_records,
+        n_records=n_records,
         cov_type=cov_type,
         data=data,
     )
