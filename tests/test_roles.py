@@ -432,3 +432,23 @@ def test_pandas_inputs_with_different_indexes_are_an_error():
         compare_precision(y, {"a": a, "b": a}, groups=pd.Series(range(8), index=range(8, 16)))
     # The same index, or plain arrays, are paired by position as given.
     _quiet(compare_precision, y, {"a": a, "b": shuffled.to_numpy()})
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (np.array([0.1, 0.7, 0.9, 0.2, 0.8, 0.3]), r"y_preds\['b'\] has continuous values"),
+        (np.array(["a", 1, 1, 0, 1, 0], dtype=object), r"y_preds\['b'\] mixes strings and numbers"),
+        (np.array([0, 1, np.inf, 0, 1, 0]), r"y_preds\['b'\] contains inf"),
+    ],
+)
+def test_labels_follow_scikit_learn_target_rules(bad, message):
+    # Probabilities passed as predictions would otherwise become hundreds of
+    # classes; mixed types and inf cannot be classes either.
+    y = np.array([0, 1, 1, 0, 1, 0])
+    for func in FUNCTIONS.values():
+        with pytest.raises(ValueError, match=message):
+            func(y, {"a": y, "b": bad})
+    # Integral floats are labels, as scikit-learn accepts them.
+    result = _quiet(compare_precision, y.astype(float), {"a": y, "b": y[::-1].astype(float)})
+    assert result.classes.tolist() == [0.0, 1.0]

@@ -86,13 +86,14 @@ class EncodedPredictions(NamedTuple):
     offset: int
 
 
-def _encode_predictions(y_true, preds):
+def _encode_predictions(y_true, preds, names=None):
     """Encode truth and predictions into shared integer codes.
 
     Integer labels over a compact range are used as they are (codes are
     ``label - min``), so large integer inputs are neither sorted nor copied;
     any other labels (strings, objects, floats, sparse integer ranges) are
-    encoded by :func:`numpy.unique`, as scikit-learn's label encoders do.
+    encoded by hashing, with codes in sorted label order as scikit-learn's
+    label encoders give. `names` name the arrays in error messages.
     """
     arrays = [y_true, *preds]
     n = y_true.shape[0]
@@ -106,15 +107,12 @@ def _encode_predictions(y_true, preds):
             span = np.arange(hi - lo + 1, dtype=np.uint64) + np.uint64(lo % 2**64)
             values = span.astype(dtype) if dtype.kind != "b" else span.astype(bool)
             return EncodedPredictions(y_true, list(preds), values, lo)
-    try:
-        values, inverse = np.unique(np.concatenate(arrays), return_inverse=True)
-    except TypeError as exc:
-        raise ValueError(
-            "The labels in y_true and y_preds could not be sorted; mix of "
-            f"types? Use labels of one type (all str or all int). ({exc})"
-        ) from exc
-    inverse = inverse.reshape(len(arrays), n).astype(np.intp, copy=False)
-    return EncodedPredictions(inverse[0], list(inverse[1:]), values, 0)
+    # Any other labels are hashed, not sorted (only the distinct labels
+    # are); continuous values, NaN, inf and mixed types are errors there.
+    from ._labels import encode_sorted
+
+    codes, values = encode_sorted(*arrays, names=names)
+    return EncodedPredictions(codes[0], list(codes[1:]), values, 0)
 
 
 def label_codes(array, offset):

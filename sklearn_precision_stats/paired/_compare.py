@@ -481,18 +481,20 @@ def _compare(
     _check_aligned_indexes(y_true=y_true, groups=groups)
     y_true, names, preds = _check_predictions(y_true, y_preds, reference)
     groups = _check_groups(groups, y_true.shape[0])
-    data = prepare_comparison(y_true, preds, groups, labels, role)
+    data = prepare_comparison(
+        y_true, preds, groups, labels, role, ["y_true", *(f"y_preds[{n!r}]" for n in names)]
+    )
     return comparison_from_data(data, names, confidence_level, engine, stacklevel, cov_type)
 
 
-def prepare_comparison(y_true, preds, groups, labels, role):
+def prepare_comparison(y_true, preds, groups, labels, role, names=None):
     """Encode validated inputs and compute the role's sufficient statistics.
 
     Returns
     -------
     ComparisonData
     """
-    encoded = _encode_predictions(y_true, preds)
+    encoded = _encode_predictions(y_true, preds, names)
     if groups is None:
         record_codes, n_records = None, y_true.shape[0]
     else:
