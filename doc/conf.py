@@ -59,7 +59,7 @@ exclude_patterns = [
 templates_path = ["_templates"]
 
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": False}
+autodoc_default_options = {"members": True}
 autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
 
 numpydoc_show_class_members = False

@@ -28,13 +28,27 @@ The classic tests
     :func:`delong_test`, :func:`hanley_mcneil_se`. Calibration:
     :func:`hosmer_lemeshow_test`, :func:`calibration_points`.
 
+Several data sets and Bayesian comparisons
+    :func:`friedman_test`, :func:`posthoc_test`,
+    :func:`plot_critical_difference`; :func:`bayesian_correlated_ttest`,
+    :func:`bayesian_signed_rank_test`, :func:`plot_posterior`. Accuracy of
+    three or more classifiers on one test set: :func:`cochrans_q_test`.
+
+Diagnostic-test measures (everything R's DTComPair does, per class)
+    :func:`diagnostic_accuracy`, :func:`paired_table`,
+    :func:`exact_binomial_test`, :func:`sensitivity_specificity_difference`,
+    :func:`relative_sensitivity_specificity`, :func:`generalized_mcnemar`,
+    :func:`relative_tpf_fpf`, :func:`relative_predictive_values`,
+    :func:`compare_likelihood_ratios`, :func:`likelihood_ratio_regression`,
+    sample size and power (:func:`sample_size_predictive_values`, ...).
+
 Plots and simulation
     :func:`plot_relative_precision`, :func:`plot_replicability`,
     :func:`plot_power` (the ``plot`` extra); :func:`make_paired_predictions`,
     :func:`rejection_rates`.
 """
 
-from . import plotting, simulation
+from . import diagnostic, plotting, simulation
 from .across_classes import (
     GlobalTestResult,
     ReplicabilityResult,
@@ -42,7 +56,14 @@ from .across_classes import (
     replicability,
     replicability_score,
 )
+from .bayesian import (
+    BayesianCorrelatedTTestResult,
+    BayesianSignedRankResult,
+    bayesian_correlated_ttest,
+    bayesian_signed_rank_test,
+)
 from .classic import (
+    CochranQResult,
     ConfidenceInterval,
     DeLongResult,
     FTestResult,
@@ -53,6 +74,7 @@ from .classic import (
     TTestResult,
     WilcoxonResult,
     calibration_points,
+    cochrans_q_test,
     combined_ftest_5x2cv,
     corrected_repeated_kfold_ttest,
     corrected_resampled_ttest,
@@ -72,6 +94,32 @@ from .comparators import (
     PairedPrecisionComparator,
     make_comparison_scorer,
 )
+from .diagnostic import (
+    DiagnosticAccuracy,
+    DLRRegressionResult,
+    ExactBinomialResult,
+    GeneralizedMcNemarResult,
+    LikelihoodRatioComparison,
+    RelativeAccuracyResult,
+    RelativePredictiveValuesResult,
+    SampleSize,
+    SeSpDifference,
+    compare_likelihood_ratios,
+    diagnostic_accuracy,
+    exact_binomial_test,
+    generalized_mcnemar,
+    likelihood_ratio_regression,
+    paired_cell_probabilities,
+    paired_table,
+    power_predictive_values,
+    power_sensitivity_specificity,
+    relative_predictive_values,
+    relative_sensitivity_specificity,
+    relative_tpf_fpf,
+    sample_size_predictive_values,
+    sample_size_sensitivity_specificity,
+    sensitivity_specificity_difference,
+)
 from .engine._accumulator import ComparisonCounts
 from .exceptions import UndefinedStatisticWarning
 from .paired import (
@@ -81,8 +129,21 @@ from .paired import (
     compare_recall,
     compare_specificity,
 )
-from .plotting import plot_power, plot_relative_precision, plot_replicability
+from .plotting import (
+    plot_critical_difference,
+    plot_posterior,
+    plot_power,
+    plot_predictive_value_region,
+    plot_relative_precision,
+    plot_replicability,
+)
 from .results import PairedComparison
+from .several_datasets import (
+    FriedmanResult,
+    PosthocResult,
+    friedman_test,
+    posthoc_test,
+)
 from .simulation import make_paired_predictions, rejection_rates
 
 __version__ = "0.1.0"
@@ -131,7 +192,47 @@ __all__ = [
     "WilcoxonResult",
     "DeLongResult",
     "HosmerLemeshowResult",
+    "cochrans_q_test",
+    "CochranQResult",
+    # several data sets and Bayesian comparisons
+    "friedman_test",
+    "posthoc_test",
+    "FriedmanResult",
+    "PosthocResult",
+    "bayesian_correlated_ttest",
+    "bayesian_signed_rank_test",
+    "BayesianCorrelatedTTestResult",
+    "BayesianSignedRankResult",
+    # diagnostic-test measures (R DTComPair)
+    "diagnostic_accuracy",
+    "paired_table",
+    "exact_binomial_test",
+    "sensitivity_specificity_difference",
+    "relative_sensitivity_specificity",
+    "generalized_mcnemar",
+    "relative_tpf_fpf",
+    "relative_predictive_values",
+    "compare_likelihood_ratios",
+    "likelihood_ratio_regression",
+    "sample_size_predictive_values",
+    "power_predictive_values",
+    "sample_size_sensitivity_specificity",
+    "power_sensitivity_specificity",
+    "paired_cell_probabilities",
+    "DiagnosticAccuracy",
+    "ExactBinomialResult",
+    "SeSpDifference",
+    "GeneralizedMcNemarResult",
+    "RelativeAccuracyResult",
+    "RelativePredictiveValuesResult",
+    "LikelihoodRatioComparison",
+    "DLRRegressionResult",
+    "SampleSize",
+    "diagnostic",
     # plots and simulation
+    "plot_critical_difference",
+    "plot_posterior",
+    "plot_predictive_value_region",
     "plot_relative_precision",
     "plot_replicability",
     "plot_power",

@@ -269,6 +269,9 @@ def test_is_not_a_classifier_and_html_repr_shows_estimators():
     # No predict of its own: not a classifier (so scorers like "precision"
     # are not silently NaN), and stratified splits are asked for explicitly.
     assert not is_classifier(comp) and not hasattr(comp, "predict")
+    X, y = make_classification(120, 4, random_state=0)
+    with pytest.raises(AttributeError, match="predict"):
+        cross_validate(comp, X, y, cv=StratifiedKFold(2), scoring="precision", error_score="raise")
     html = estimator_html_repr(comp)
     for name in ("nb", "tree", "lr", "GaussianNB", "DecisionTreeClassifier", "StandardScaler"):
         assert name in html, name

@@ -237,8 +237,8 @@ def test_repeated_identical_splits_give_single_pass_statistics(data3):
     # Pooling the 3N rows as independent (no clusters) would not preserve them.
     rows = thrice.predictions_
     pooled = compare_precision(
-        rows.loc[rows.classifier == "nb", "y_true"],
-        {n: rows.loc[rows.classifier == n, "y_pred"] for n in ["nb", "lr", "dt"]},
+        rows.loc[rows.classifier == "nb", "y_true"].to_numpy(),
+        {n: rows.loc[rows.classifier == n, "y_pred"].to_numpy() for n in ["nb", "lr", "dt"]},
     )
     assert not np.allclose(pooled.table["wald_stat"], t1["wald_stat"])
 
@@ -341,12 +341,12 @@ def test_shuffle_split_records_tested_several_times_or_never(data2):
     assert comp.result_.n_records == (times > 0).sum()
     assert comp.result_.n_rows == times.sum()
     expected = compare_precision(
-        nb["y_true"],
+        nb["y_true"].to_numpy(),
         {
-            n: comp.predictions_.loc[comp.predictions_.classifier == n, "y_pred"]
+            n: comp.predictions_.loc[comp.predictions_.classifier == n, "y_pred"].to_numpy()
             for n in ["nb", "lr"]
         },
-        groups=nb["record_id"],
+        groups=nb["record_id"].to_numpy(),
     )
     pd.testing.assert_frame_equal(comp.result_.table, expected.table)
 

@@ -66,10 +66,6 @@ _NOT_RUN = re.compile(r"^\s*# not run:")
 # Pages whose snippets fail today, with the reason; strict, so that the
 # mark must go when a page is fixed.
 KNOWN_FAILURES = {
-    "README.md": (
-        "the quick-start blocks use names they do not define (y_test, rf, nb, "
-        "X_train, ...) and the test names of the old tables ('score', 'rp', 'gee')"
-    ),
     "doc/cross_validation.md": (
         "uses result_['gee'] (now 'wald'), an undefined `subject` and a Dask "
         "scheduler address, and fits 100 random forests of 100 trees"

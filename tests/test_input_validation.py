@@ -34,7 +34,7 @@ P = {"a": np.array([0, 1, 0, 0, 1, 2]), "b": np.array([1, 1, 1, 0, 0, 2])}
             dict(y_true=np.array(["a", None, "b", "a", "b", "a"], dtype=object)),
             "y_true contains None or NaN at row 1",
         ),
-        (dict(y_true=np.array([0, "x", 1, 0, 1, 2], dtype=object)), "could not be sorted"),
+        (dict(y_true=np.array([0, "x", 1, 0, 1, 2], dtype=object)), "mixes strings and numbers"),
     ],
 )
 @pytest.mark.parametrize("func", [compare_precision, compare_recall])

@@ -63,7 +63,9 @@ def test_swapping_classifier_and_reference(data):
     )
     np.testing.assert_allclose(ab["ratio"], 1 / ba["ratio"], rtol=1e-9, equal_nan=True)
     np.testing.assert_allclose(ab["log_or"], -ba["log_or"], rtol=1e-9, atol=1e-15, equal_nan=True)
-    np.testing.assert_allclose(ab["ratio_ci_low"], 1 / ba["ratio_ci_high"], rtol=1e-9, equal_nan=True)
+    np.testing.assert_allclose(
+        ab["ratio_ci_low"], 1 / ba["ratio_ci_high"], rtol=1e-9, equal_nan=True
+    )
     np.testing.assert_allclose(ab["or_ci_high"], 1 / ba["or_ci_low"], rtol=1e-9, equal_nan=True)
     np.testing.assert_array_equal(ab["precision"], ba["precision_reference"])
 

@@ -118,9 +118,9 @@ class GlobalTestResult(TestResult):
     method: str
     n_tests: object
     n_resamples: object = 0
-    classifiers: tuple = None
-    test: str = None
-    resampling: str = None
+    classifiers: tuple | None = None
+    test: str | None = None
+    resampling: str | None = None
 
     def __repr__(self):
         names = [

@@ -153,19 +153,6 @@ def _nan_quantiles(samples, quantiles):
     return out
 
 
-def _nan_quantiles(samples, quantiles):
-    """``np.nanquantile(samples, quantiles, axis=0)``, NaN where all draws are NaN.
-
-    Columns without a defined draw are left out rather than passed to
-    NumPy, which would warn ("All-NaN slice") for each.
-    """
-    out = np.full((len(quantiles),) + samples.shape[1:], np.nan)
-    defined = ~np.isnan(samples).all(axis=0)
-    if defined.any():
-        out[:, defined] = np.nanquantile(samples[:, defined], quantiles, axis=0)
-    return out
-
-
 def _bayes(sens, fpr, pi, negative=False):
     """Eq. (28): PPV = Se pi / (Se pi + (1 - Sp)(1 - pi)); with `negative`,
     NPV = Sp (1 - pi) / (Sp (1 - pi) + (1 - Se) pi)."""

@@ -130,11 +130,11 @@ class ReplicabilityResult(TestResult):
     pvalue: float
     _table: object = field(repr=False)
     _experiments: object = field(repr=False)
-    test: str = None
+    test: str | None = None
     metric: str = "precision"
     label: object = None
-    classifier: str = None
-    reference: str = None
+    classifier: str | None = None
+    reference: str | None = None
     alpha: float = 0.05
 
     @property

@@ -1115,5 +1115,5 @@ for _function in (
     corrected_repeated_kfold_ttest,
     wilcoxon,
 ):
-    _function.__doc__ = _function.__doc__.format(**_DOC_PARAMS)
+    _function.__doc__ = (_function.__doc__ or "").format(**_DOC_PARAMS)
 del _function

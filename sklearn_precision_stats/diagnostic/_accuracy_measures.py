@@ -6,7 +6,6 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import optimize, stats
-from statsmodels.stats.proportion import proportion_confint
 
 from ._counts import Predictions, prepare, robust_covariance
 from ._results import freeze, long_table, quantile, ratio, warn_undefined
@@ -219,6 +218,9 @@ def _proportion_interval(x, n, method, z, alpha, se_robust, convention):
         low, high = _elementwise(_midp_limits, x, n, alpha, exact)
     else:
         nn = np.where(ok, n, 1.0)
+        # Imported here: statsmodels is slow to import and needed only now.
+        from statsmodels.stats.proportion import proportion_confint
+
         lo, hi = proportion_confint(
             np.where(ok, x, 0.0), nn, alpha=alpha, method=_STATSMODELS[method]
         )

@@ -71,7 +71,7 @@ class ClusterCells(NamedTuple):
         Flat index of the (class, classifier) stratum.
     cell : ndarray of intp
         Flat cell index within the stratum (never 0, the all-negative cell).
-    count : ndarray of float
+    n_rows : ndarray of float
     rows_per_group : ndarray of float, shape (n_groups,)
     shape : tuple
         Shape of the strata (n_classes, n_classifiers).
@@ -80,7 +80,7 @@ class ClusterCells(NamedTuple):
     group: np.ndarray
     stratum: np.ndarray
     cell: np.ndarray
-    count: np.ndarray
+    n_rows: np.ndarray
     rows_per_group: np.ndarray
     shape: tuple
 
@@ -311,7 +311,7 @@ def cluster_sums(u, clusters):
     n_groups = clusters.rows_per_group.shape[0]
     # Every row counts in the all-negative cell unless listed elsewhere.
     out = clusters.rows_per_group[:, None, None] * base[None]
-    diff = clusters.count[:, None] * (
+    diff = clusters.n_rows[:, None] * (
         flat[clusters.stratum, clusters.cell, :] - base[clusters.stratum]
     )
     code = clusters.group * n_strata + clusters.stratum

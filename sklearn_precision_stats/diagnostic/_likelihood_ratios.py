@@ -37,9 +37,9 @@ class LikelihoodRatioComparison(RelativeAccuracyResult):
         ``S``.
     """
 
-    joint_statistic: np.ndarray = None
-    joint_pvalue: np.ndarray = None
-    covariance: np.ndarray = None
+    joint_statistic: np.ndarray | None = None
+    joint_pvalue: np.ndarray | None = None
+    covariance: np.ndarray | None = None
 
     def __repr__(self):
         return (
@@ -345,11 +345,11 @@ def likelihood_ratio_regression(
     """
     from collections.abc import Mapping
 
-    items = list(y_preds.items()) if isinstance(y_preds, Mapping) else list(y_preds)
+    items: list = list(y_preds.items()) if isinstance(y_preds, Mapping) else list(y_preds)  # type: ignore[arg-type]
     names = [name for name, _ in items]
     lookup = dict(items)
     if classifier is None:
-        classifier = names[0]
+        classifier = str(names[0])
     for arg, value in (("classifier", classifier), ("given", given)):
         if value is not None and value not in lookup:
             raise ValueError(f"{arg}={value!r} is not one of the classifiers {names}.")
@@ -370,8 +370,8 @@ def likelihood_ratio_regression(
         x_pat = np.array([[1.0]])
         v_pat = np.array([[1.0, 0.0], [1.0, 1.0]])
         x_of = np.array([0, 0])
-        pre_terms = ("intercept",)
-        post_terms = ("intercept", classifier)
+        pre_terms: tuple[str, ...] = ("intercept",)
+        post_terms: tuple[str | None, ...] = ("intercept", classifier)
     else:
         data = prepare(
             y_true,

@@ -62,7 +62,7 @@ class RelativePredictiveValuesResult(RelativeAccuracyResult):
     covariance matrix of ``(log rPPV, log rNPV)``.
     """
 
-    covariance: np.ndarray = None
+    covariance: np.ndarray | None = None
 
     def region(self, cls, classifier=None, confidence_level=0.95, n_points=200):
         """Boundary of the joint confidence region of (rPPV, rNPV).
@@ -110,15 +110,16 @@ class RelativePredictiveValuesResult(RelativeAccuracyResult):
         """Variances and covariance of (log rPPV, log rNPV) per class and classifier."""
         from ._results import long_table
 
+        covariance = np.asarray(self.covariance)
         return long_table(
             self.classes,
             self.classifiers,
             self.reference,
             None,
             {
-                "var_log_rppv": self.covariance[..., 0, 0],
-                "var_log_rnpv": self.covariance[..., 1, 1],
-                "cov_log_rppv_rnpv": self.covariance[..., 0, 1],
+                "var_log_rppv": covariance[..., 0, 0],
+                "var_log_rnpv": covariance[..., 1, 1],
+                "cov_log_rppv_rnpv": covariance[..., 0, 1],
             },
         )
 

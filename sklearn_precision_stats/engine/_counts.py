@@ -489,22 +489,24 @@ def statistics_from_codes(y, preds, n_values, record_codes=None, n_records=None)
     present : ndarray of bool
         Codes seen as a true label or as a prediction.
     """
-    present = np.zeros(n_values, dtype=bool)
-    for arr in (y, *preds):
-        present |= np.bincount(arr, minlength=n_values) > 0
     if record_codes is not None and n_records < y.shape[0]:
         categories = category_counts_clustered(y, preds, record_codes, n_records, n_values)
         correct = [(p == y).astype(np.intp) for p in preds]
         ones = np.ones_like(y, dtype=np.intp)
         pooled = category_counts_clustered(ones, correct, record_codes, n_records, 2)
-        return categories, pooled.take_classes([1]), present
-    n_axes = 1 + len(preds)
-    if n_values**n_axes <= _MAX_JOINT_CELLS:
-        encoded = EncodedPredictions(y, list(preds), np.arange(n_values), 0)
-        agreement = agreement_from_joint_table(joint_table(encoded), len(preds))
+        pooled = pooled.take_classes([1])
     else:
-        agreement = agreement_from_codes(y, preds, n_values)
-    return category_counts(agreement), category_counts(agreement.pooled()), present
+        n_axes = 1 + len(preds)
+        if n_values**n_axes <= _MAX_JOINT_CELLS:
+            encoded = EncodedPredictions(y, list(preds), np.arange(n_values), 0)
+            agreement = agreement_from_joint_table(joint_table(encoded), len(preds))
+        else:
+            agreement = agreement_from_codes(y, preds, n_values)
+        categories, pooled = category_counts(agreement), category_counts(agreement.pooled())
+    # A class is present when some row is of it or predicted as it: some
+    # classifier has a TP, FN or FP for it (no pass over the rows needed).
+    present = categories.first[..., :TN].sum(axis=(-2, -1)) > 0
+    return categories, pooled, present
 
 
 def counts_from_joint_table(table, n_classifiers, role):

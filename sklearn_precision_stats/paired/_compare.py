@@ -517,11 +517,14 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None):
         counts = role.marginal_counts(categories.take_classes(class_codes))
     # The comparison keeps its own read-only copy of the codes (resampling
     # methods use them), never the caller's arrays.
+    n_values = len(encoded.values)
     encoded = encoded._replace(
-        y_true=_frozen_codes(y), preds=[_frozen_codes(c) for c in codes], offset=0
+        y_true=_frozen_codes(y, n_values),
+        preds=[_frozen_codes(c, n_values) for c in codes],
+        offset=0,
     )
     if record_codes is not None:
-        record_codes = _frozen_codes(record_codes)
+        record_codes = _frozen_codes(record_codes, n_records)
     return ComparisonData(encoded, record_codes, n_records, class_codes, counts, role)
 
 
@@ -647,11 +650,9 @@ def _few_clusters(pairwise, omnibus, n_clusters, n_rows, n_classifiers):
     return messages
 
 
-def _frozen_codes(codes):
-    """A read-only copy of `codes` in the smallest integer type that holds them."""
-    top = int(codes.max()) if codes.size else 0
-    dtype = np.min_scalar_type(top) if top >= 0 else np.intp
-    out = codes.astype(dtype, copy=True)
+def _frozen_codes(codes, n_values):
+    """A read-only copy of `codes` (all below `n_values`) in the smallest integer type."""
+    out = codes.astype(np.min_scalar_type(max(n_values - 1, 0)), copy=True)
     out.flags.writeable = False
     return out
 

@@ -381,6 +381,36 @@ class PairedComparison:
     def _repr_html_(self):
         return self.table._repr_html_()
 
+    def to_latex(self, **kwargs):
+        """The tables of :meth:`summary` as LaTeX, for a paper.
+
+        Significance marks and intervals as :meth:`summary` prints them;
+        needs jinja2 (the ``export`` extra). Keyword arguments are those of
+        :func:`sklearn_precision_stats.results._export.to_latex`: ``tables``,
+        ``digits``, ``confidence_level``, ``marks``, ``caption``, ``label``.
+
+        Returns
+        -------
+        str
+        """
+        from ._export import to_latex
+
+        return to_latex(self, **kwargs)
+
+    def to_markdown(self, **kwargs):
+        """The tables of :meth:`summary` as Markdown pipe tables.
+
+        Needs tabulate (the ``export`` extra); keyword arguments as for
+        :meth:`to_latex` (without ``caption`` and ``label``).
+
+        Returns
+        -------
+        str
+        """
+        from ._export import to_markdown
+
+        return to_markdown(self, **kwargs)
+
     def plot(self, ax=None, **kwargs):
         """Forest plot of the relative precision (or recall) per class.
 
