@@ -65,15 +65,9 @@ _NOT_RUN = re.compile(r"^\s*# not run:")
 
 # Pages whose snippets fail today, with the reason; strict, so that the
 # mark must go when a page is fixed.
-KNOWN_FAILURES = {
-    "doc/cross_validation.md": (
-        "uses result_['gee'] (now 'wald'), an undefined `subject` and a Dask "
-        "scheduler address, and fits 100 random forests of 100 trees"
-    ),
-    "doc/figures.md": "uses the test name 'score' (now 'gs') in rejection_rates",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 # Not run at all while they fail: minutes of fits before the failure.
-SLOW_FAILURES = {"doc/cross_validation.md"}
+SLOW_FAILURES: set[str] = set()
 
 
 def _params():
