@@ -8,6 +8,8 @@ import tempfile
 
 import numpy as np
 
+from ..results._export import _latex_escape
+
 __all__ = []
 
 OUTPUT_FORMATS = ("text", "markdown", "latex", "csv", "json")
@@ -33,24 +35,6 @@ def to_markdown(frame):
         for row in frame.itertuples(index=False, name=None)
     ]
     return "\n".join([header, align + "|", *rows]) + "\n"
-
-
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def _latex_escape(text):
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
 def to_latex(frame):

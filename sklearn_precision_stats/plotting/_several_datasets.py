@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._precision import _get_ax
+
 if TYPE_CHECKING:  # pragma: no cover - for annotations only
     from matplotlib.axes import Axes
 
@@ -21,19 +23,6 @@ if TYPE_CHECKING:  # pragma: no cover - for annotations only
 __all__ = ["plot_critical_difference", "plot_posterior"]
 
 _LEFT, _ROPE, _RIGHT = "#d95f02", "#9e9e9e", "#1b9e77"
-
-
-def _get_ax(ax, figsize):
-    if ax is not None:
-        return ax
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ImportError(
-            "Plotting needs matplotlib: pip install 'sklearn-precision-stats[plot]'."
-        ) from exc
-    _, ax = plt.subplots(figsize=figsize, layout="constrained")
-    return ax
 
 
 def _control_bars(result, ranks):
