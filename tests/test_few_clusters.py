@@ -211,3 +211,33 @@ def test_mcnemar_single_cluster_does_not_crash():
         warnings.simplefilter("ignore")
         res = mcnemar_test([1, 0], [0, 0], [1, 1], groups=[0, 0])
     assert np.isnan(res.statistic) and np.isnan(res.pvalue)
+
+
+def test_comparators_take_cov_type():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    from sklearn_precision_stats import CVPrecisionComparator
+
+    X, y = load_breast_cancer(return_X_y=True)
+    estimators = {"nb": GaussianNB(), "tree": DecisionTreeClassifier(random_state=0)}
+    cv = CVPrecisionComparator(estimators, cv=3, cov_type="bias_reduced").fit(X, y)
+    p = cv.predictions_
+    names = ["nb", "tree"]
+    expected = compare_precision(
+        p.loc[p.classifier == "nb", "y_true"].to_numpy(),
+        {n: p.loc[p.classifier == n, "y_pred"].to_numpy() for n in names},
+        groups=p.loc[p.classifier == "nb", "record_id"].to_numpy(),
+        cov_type="bias_reduced",
+    )
+    assert cv.result_.cov_type == "bias_reduced"
+    np.testing.assert_allclose(cv.result_.table["wald_stat"], expected.table["wald_stat"])
+    with pytest.raises(ValueError, match="cov_type"):
+        CVPrecisionComparator(estimators, cov_type="hc3").fit(X, y)
+
+
+def test_nan_in_groups_names_the_record_ids():
+    y = np.array([0, 1, 1, 0])
+    with pytest.raises(ValueError, match="groups contains NaN.*record id"):
+        compare_precision(y, {"a": y, "b": y[::-1]}, groups=np.array([0, 1, np.nan, 3]))

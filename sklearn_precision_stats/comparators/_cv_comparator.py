@@ -86,6 +86,10 @@ class CVPrecisionComparator(_BaseComparator):
         The measure compared in `result_`.
     confidence_level : float, default=0.95
         Confidence level of the intervals.
+    cov_type : {"robust", "bias_reduced"}, default="robust"
+        Covariance of the Wald test, odds ratio, ratio and difference: the
+        robust sandwich, or Mancl and DeRouen's bias-reduced one (better
+        with few records); see :func:`compare_precision`.
     n_jobs : int, default=None
         Number of (classifier, split) fits run in parallel. None means 1
         unless in a :func:`joblib.parallel_config` context; -1 means all
@@ -215,6 +219,7 @@ class CVPrecisionComparator(_BaseComparator):
         reference: str | None = None,
         metric: str = "precision",
         confidence_level: float = 0.95,
+        cov_type: str = "robust",
         n_jobs: int | None = None,
         verbose: int = 0,
         error_score: str | float = "raise",
@@ -224,6 +229,7 @@ class CVPrecisionComparator(_BaseComparator):
         self.reference = reference
         self.metric = metric
         self.confidence_level = confidence_level
+        self.cov_type = cov_type
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.error_score = error_score
@@ -317,6 +323,7 @@ class CVPrecisionComparator(_BaseComparator):
             self.confidence_level,
             self.metric,
             1,
+            self.cov_type,
         )
         return self
 
@@ -370,6 +377,7 @@ class CVPrecisionComparator(_BaseComparator):
             level,
             metric,
             1,
+            self.cov_type,
         )
 
     def _run_tasks(self, X, y, tasks, routed):

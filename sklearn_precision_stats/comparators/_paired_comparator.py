@@ -49,6 +49,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
     reference: str | None
     metric: str
     confidence_level: float
+    cov_type: str
     n_jobs: int | None
 
     _doc_link_module = "sklearn_precision_stats"
@@ -59,6 +60,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         "reference": [str, None],
         "metric": [StrOptions(set(METRICS))],
         "confidence_level": [Interval(RealNotInt, 0, 1, closed="neither")],
+        "cov_type": [StrOptions({"robust", "bias_reduced"})],
         "n_jobs": [numbers.Integral, None],
     }
 
@@ -299,6 +301,7 @@ def _run_compare(
     confidence_level: float,
     metric: str,
     stacklevel: int,
+    cov_type: str = "robust",
 ) -> Any:
     """The comparison of the paired functions.
 
@@ -315,6 +318,7 @@ def _run_compare(
         "closed-form",
         metric,
         stacklevel + 4,
+        cov_type=cov_type,
     )
 
 
@@ -369,6 +373,10 @@ class PairedPrecisionComparator(_BaseComparator):
         The measure :meth:`compare` compares unless told otherwise.
     confidence_level : float, default=0.95
         Confidence level of the intervals.
+    cov_type : {"robust", "bias_reduced"}, default="robust"
+        Covariance of the Wald test, odds ratio, ratio and difference: the
+        robust sandwich, or Mancl and DeRouen's bias-reduced one (better
+        with few records); see :func:`compare_precision`.
     n_jobs : int, default=None
         Number of estimators fitted in parallel through joblib; None means 1
         unless in a :func:`joblib.parallel_config` context.
@@ -421,12 +429,14 @@ class PairedPrecisionComparator(_BaseComparator):
         reference: str | None = None,
         metric: str = "precision",
         confidence_level: float = 0.95,
+        cov_type: str = "robust",
         n_jobs: int | None = None,
     ) -> None:
         self.estimators = estimators
         self.reference = reference
         self.metric = metric
         self.confidence_level = confidence_level
+        self.cov_type = cov_type
         self.n_jobs = n_jobs
 
     def fit(self, X: Any, y: Any, **fit_params: Any) -> PairedPrecisionComparator:
@@ -524,4 +534,4 @@ class PairedPrecisionComparator(_BaseComparator):
         metric = self._validate_metric(metric)
         level = self.confidence_level if confidence_level is None else confidence_level
         preds = self.predict_all(X)
-        return _run_compare(y, preds, self.reference, None, labels, level, metric, 1)
+        return _run_compare(y, preds, self.reference, None, labels, level, metric, 1, self.cov_type)

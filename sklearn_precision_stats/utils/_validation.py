@@ -47,9 +47,10 @@ def _as_label_array(values, name):
             "predicted labels instead (e.g. estimator.predict(X))."
         )
     if arr.dtype.kind == "f" and np.isnan(arr).any():
+        what = "a record id" if name == "groups" else "a true and a predicted label"
         raise ValueError(
-            f"{name} contains NaN; every row needs a true and a predicted "
-            "label. Drop or impute the rows with missing labels first."
+            f"{name} contains NaN at row {int(np.argmax(np.isnan(arr)))}; every row "
+            f"needs {what}. Drop or fill the rows with missing values first."
         )
     if arr.dtype.kind == "O":
         # None or NaN among object labels cannot be ordered or compared.
