@@ -452,3 +452,22 @@ def test_labels_follow_scikit_learn_target_rules(bad, message):
     # Integral floats are labels, as scikit-learn accepts them.
     result = _quiet(compare_precision, y.astype(float), {"a": y, "b": y[::-1].astype(float)})
     assert result.classes.tolist() == [0.0, 1.0]
+
+
+def test_comparators_refuse_misaligned_pandas_inputs():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    from sklearn_precision_stats import CVPrecisionComparator, PairedPrecisionComparator
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    shuffled = y.sample(frac=1, random_state=0)
+    estimators = {"nb": GaussianNB(), "tree": DecisionTreeClassifier(random_state=0)}
+    with pytest.raises(ValueError, match="X and y are pandas objects with different indexes"):
+        PairedPrecisionComparator(estimators).fit(X, shuffled)
+    with pytest.raises(ValueError, match="different indexes"):
+        CVPrecisionComparator(estimators, cv=3).fit(X, shuffled)
+    fitted = PairedPrecisionComparator(estimators).fit(X, y)
+    with pytest.raises(ValueError, match="different indexes"):
+        fitted.compare(X, shuffled)

@@ -28,7 +28,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import StrOptions, _check_method_params, _num_samples
-from ..utils._validation import _as_label_array
+from ..utils._validation import _as_label_array, _check_aligned_indexes
 from ._paired_comparator import _BaseComparator, _is_drop, _run_compare
 
 __all__ = ["CVPrecisionComparator"]
@@ -263,6 +263,7 @@ class CVPrecisionComparator(_BaseComparator):
         self : CVPrecisionComparator
             Fitted, with `result_`, `predictions_` and `cv_results_`.
         """
+        _check_aligned_indexes(X=X, y=y, groups=groups)
         self._validate_params()
         if isinstance(self.error_score, bool):
             # bool is a number to Python, but True is no score.

@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted
 from ..engine._roles import ROLES
 from ..paired._compare import _compare
 from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions
-from ..utils._validation import _named_items
+from ..utils._validation import _check_aligned_indexes, _named_items
 
 __all__ = ["PairedPrecisionComparator"]
 
@@ -460,6 +460,7 @@ class PairedPrecisionComparator(_BaseComparator):
         self : PairedPrecisionComparator
             The fitted comparator.
         """
+        _check_aligned_indexes(X=X, y=y)
         self._validate_params()
         items = self._named_estimators()
         if y is None:
@@ -531,6 +532,7 @@ class PairedPrecisionComparator(_BaseComparator):
         PairedComparison
             As returned by :func:`compare_precision` and its siblings.
         """
+        _check_aligned_indexes(X=X, y=y)
         metric = self._validate_metric(metric)
         level = self.confidence_level if confidence_level is None else confidence_level
         preds = self.predict_all(X)

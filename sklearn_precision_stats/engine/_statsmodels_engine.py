@@ -41,7 +41,7 @@ def _fit(endog, exog, groups, cov_type="robust"):
 
 
 def _score_test(model, groups, endog):
-    null_model, null_fit = _fit(endog, np.ones((endog.shape[0], 1)), groups)
+    _, null_fit = _fit(endog, np.ones((endog.shape[0], 1)), groups)
     if null_fit is None:
         return np.nan
     with warnings.catch_warnings():
