@@ -320,7 +320,7 @@ def replicability(
     stratify : bool, default=True
         Keep the class proportions of `y` in every subsample and split.
     random_state : int, Generator, RandomState instance or None, default=None
-        Draws the seeds of the subsamples and splits. Pass an int for
+        Draws the random seeds of the subsamples and splits. Pass an int for
         reproducible output. The estimators are cloned as given: fix their
         own ``random_state`` too for a run that repeats exactly.
     n_jobs : int, default=None
