@@ -18,7 +18,7 @@ numbers.
 
 import numpy as np
 
-from ._counts import TN, record_class_counts
+from ._counts import POOLED_CLASS, TN, pooled_codes, record_class_counts
 from ._marginal_model import _residual_products
 
 __all__ = []
@@ -62,10 +62,8 @@ def _clustered_meat(data, M, P):
     n_values = len(encoded.values)
     class_codes = data.class_codes
     if role.pooled:
-        # Accuracy: one pseudo-class (code 1) whose rows are "predicted" when right.
-        preds = [(p == y).astype(np.intp) for p in preds]
-        y = np.ones_like(y)
-        n_values, class_codes = 2, np.array([1])
+        y, preds = pooled_codes(y, preds)
+        n_values, class_codes = 2, np.array([POOLED_CLASS])
     x, key_class, key_record, rows_per_record = record_class_counts(
         y, preds, data.record_codes, data.n_records, n_values
     )

@@ -468,6 +468,20 @@ def _class_major_keys(cls, records, n_records):
     return index, uniq % n_records, uniq // n_records
 
 
+# The code of accuracy's one pseudo-class in :func:`pooled_codes`.
+POOLED_CLASS = 1
+
+
+def pooled_codes(y, preds):
+    """Labels of accuracy's pseudo-class: every row truly of it, predicted when right.
+
+    Recall of class ``POOLED_CLASS`` on these codes is accuracy (the same
+    reduction :meth:`AgreementCounts.pooled` makes on counts).
+    """
+    correct = [(p == y).astype(np.intp) for p in preds]
+    return np.full(y.shape, POOLED_CLASS, dtype=np.intp), correct
+
+
 def statistics_from_codes(y, preds, n_values, record_codes=None, n_records=None):
     """Category counts of every class, and the classes present.
 
@@ -491,10 +505,8 @@ def statistics_from_codes(y, preds, n_values, record_codes=None, n_records=None)
     """
     if record_codes is not None and n_records < y.shape[0]:
         categories = category_counts_clustered(y, preds, record_codes, n_records, n_values)
-        correct = [(p == y).astype(np.intp) for p in preds]
-        ones = np.ones_like(y, dtype=np.intp)
-        pooled = category_counts_clustered(ones, correct, record_codes, n_records, 2)
-        pooled = pooled.take_classes([1])
+        pooled = category_counts_clustered(*pooled_codes(y, preds), record_codes, n_records, 2)
+        pooled = pooled.take_classes([POOLED_CLASS])
     else:
         n_axes = 1 + len(preds)
         if n_values**n_axes <= _MAX_JOINT_CELLS:
