@@ -260,6 +260,123 @@ def section_ratios(n_rows):
     )
 
 
+def section_cli_long(n):
+    """The command line's long layout and ``delong`` on Parquet files of `n` rows.
+
+    Each in a child process against ``pyarrow.parquet.read_table`` of the
+    same file and against the in-memory route (read_table, then a pandas
+    pivot and ``compare_precision``, or ``delong_test``): wall time inside
+    the process and peak RSS.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    # Imports happen before the clock starts; their RSS is printed on its own.
+    setup = (
+        "import json, time, warnings\nwarnings.simplefilter('ignore')\n"
+        "import pandas, pyarrow.parquet as pq\nimport sklearn_precision_stats\n"
+        "from sklearn_precision_stats.__main__ import main\n"
+    )
+
+    def child(body):
+        """Seconds of `body` (after `setup`) and peak RSS (MB) in a fresh interpreter."""
+        code = f"{setup}start = time.perf_counter()\n{body}\n"
+        code += "seconds = time.perf_counter() - start\n"
+        # The peak of the child's own address space (VmHWM): ru_maxrss would
+        # also count the parent's pages shared before exec.
+        code += "rss = [ln for ln in open('/proc/self/status') if ln.startswith('VmHWM')]\n"
+        code += "print(json.dumps({'seconds': seconds, 'kb': int(rss[0].split()[1])}))"
+        out = subprocess.run(
+            [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, check=True
+        ).stdout
+        result = json.loads(out.strip().splitlines()[-1])
+        return result["seconds"], result["kb"] / 1024
+
+    def compare(path, routes):
+        rows = [(label, *child(body)) for label, body in routes]
+        print(f"  {'imports only':30s}: peak RSS {child('pass')[1]:6.0f} MB")
+        base_seconds, base_rss = rows[0][1], rows[0][2]
+        for label, seconds, rss in rows:
+            print(
+                f"  {label:30s}: {seconds:7.2f} s ({seconds / base_seconds:5.2f}x), "
+                f"peak RSS {rss:6.0f} MB ({rss / base_rss:5.2f}x)"
+            )
+
+    def cli(argv):
+        return f"assert main({argv!r}) == 0"
+
+    def read(path):
+        return f"table = pq.read_table({path!r})"
+
+    rng = np.random.default_rng(0)
+    n_records = n // 2
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "long.parquet")
+        y, a, b = predictions(n_records)
+        order = rng.permutation(n)  # records and classifiers interleaved at random
+        model = np.repeat(np.arange(2, dtype=np.int8), n_records)[order]
+        table = pa.table(
+            {
+                "record": np.tile(np.arange(n_records, dtype=np.int64), 2)[order],
+                "model": pa.DictionaryArray.from_arrays(model, pa.array(["a", "b"])),
+                "y_true": np.tile(y, 2)[order],
+                "y_pred": np.concatenate([a, b])[order],
+            }
+        )
+        pq.write_table(table, path, row_group_size=1 << 20)
+        del table, model, order
+        print(
+            f"5. command line, long layout: {n:.0e} rows ({n_records:.0e} records x 2 "
+            f"classifiers, 10 classes, shuffled; {os.path.getsize(path) / MB:.0f} MB)"
+        )
+        argv = ["compare", path, "--long", "--truth", "y_true", "--classifier-col", "model"]
+        argv += ["--prediction-col", "y_pred", "--record-col", "record"]
+        argv += ["--format", "csv", "--output", os.devnull]
+        pivot = (
+            "from sklearn_precision_stats import compare_precision\n"
+            "frame = table.to_pandas()\n"
+            "wide = frame.pivot(index='record', columns='model', values='y_pred')\n"
+            "truth = frame.groupby('record')['y_true'].first().loc[wide.index]\n"
+            "compare_precision(truth.to_numpy(), {m: wide[m].to_numpy() for m in 'ab'})"
+        )
+        compare(
+            path,
+            [
+                ("read_table", read(path)),
+                ("CLI compare --long", cli(argv)),
+                ("read_table + pivot + compare", f"{read(path)}\n{pivot}"),
+            ],
+        )
+        os.unlink(path)
+
+        path = os.path.join(tmp, "scores.parquet")
+        positive = rng.random(n) < 0.3
+        scores = {
+            "y": positive.astype(np.int8),
+            "s1": positive + rng.normal(0.0, 1.0, n),
+            "s2": positive + rng.normal(0.0, 1.5, n),
+        }
+        pq.write_table(pa.table(scores), path, row_group_size=1 << 20)
+        del scores, positive
+        print(f"6. command line, delong: {n:.0e} rows (truth + 2 float64 scores)")
+        argv = ["delong", path, "--truth", "y", "--scores", "s1,s2"]
+        argv += ["--format", "csv", "--output", os.devnull]
+        delong = (
+            "from sklearn_precision_stats import delong_test\n"
+            "columns = [table.column(c).to_numpy() for c in ('y', 's1', 's2')]\n"
+            "del table\n"
+            "delong_test(*columns)"
+        )
+        compare(
+            path,
+            [
+                ("read_table", read(path)),
+                ("CLI delong", cli(argv)),
+                ("read_table + delong_test", f"{read(path)}\n{delong}"),
+            ],
+        )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=float, default=1e8, help="records in the Parquet file")
@@ -286,6 +403,8 @@ def main():
     if "ratios" in only:
         print("4. speed ratios")
         section_ratios(int(opts.n_rows))
+    if only & {"cli", "cli-long"}:
+        section_cli_long(int(opts.n_rows))
 
 
 if __name__ == "__main__":

@@ -12,12 +12,11 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
 
 from sklearn_precision_stats.across_classes import (
-    _global_null,
     _prevalence,
     combine_pvalues_dependent,
     replicability,
 )
-from sklearn_precision_stats.engine._counts import EncodedPredictions
+from sklearn_precision_stats.engine._counts import label_codes
 from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
 from sklearn_precision_stats.paired import compare_precision
 
@@ -80,8 +79,7 @@ def test_bool_labels_work_in_global_test_and_at_prevalence():
     ],
 )
 def test_raw_codes_do_not_overflow_narrow_or_unsigned_labels(labels, offset):
-    encoded = EncodedPredictions(labels, [labels], np.array([]), offset)
-    codes = _global_null._raw(encoded, labels)
+    codes = label_codes(labels, offset)
     expected = np.array([int(v) - offset for v in labels.tolist()])
     assert codes.dtype == np.intp and np.array_equal(codes, expected)
 

@@ -500,7 +500,7 @@ def test_observed_counts_are_reproduced_from_units(repeats, compare):
                 plan.matrix, plan.base, plan.multiplicity, "bootstrap", 1, None, draws=draws
             )
         )
-        counts = gn._counts_from_sums(sums[0], plan.n_classes)
+        counts = gn._counts_from_sums(sums[0], plan)
         expected = data.counts.take_classifiers([0, other])
         np.testing.assert_allclose(counts.successes, expected.successes)
         np.testing.assert_allclose(counts.failures, expected.failures)
@@ -514,19 +514,30 @@ def test_cell_permutation_equals_row_level_swapping(repeats):
     groups = groups if repeats > 1 else None
     result = _quiet_compare(y, preds, groups=groups)
     data = result._data
-    unit, multiplicity = gn.record_units(data, data.encoded.preds)
     plan = gn._pair_plan(data, 1, "permutation")
+    if groups is None:
+        # The unit of each record: its cell of the (truth, reference, other) table.
+        codes, multiplicity = data.records.table_cells([0, 1])
+        cells = np.ravel_multi_index(codes, (data.values.shape[0],) * 3)
+        unit = np.searchsorted(
+            cells,
+            np.ravel_multi_index((y, preds["clf0"], preds["clf1"]), (data.values.shape[0],) * 3),
+        )
+    else:
+        record_codes = np.unique(groups, return_inverse=True)[1].ravel()
+        multiplicity = np.ones(data.n_records, dtype=np.int64)
     rng = np.random.default_rng(0)
     ref, other = preds["clf0"], preds["clf1"]
     for _ in range(5):
         swap_record = rng.random(data.n_records) < 0.5
-        swap = swap_record if groups is None else swap_record[data.record_codes]
+        swap = swap_record if groups is None else swap_record[record_codes]
         swapped = _quiet_compare(
             y, {"r": np.where(swap, other, ref), "o": np.where(swap, ref, other)}, groups=groups
         )
         # Records swapped per unit (cell or record).
-        draws = np.bincount(unit[swap], minlength=multiplicity.shape[0])
-        if groups is not None:
+        if groups is None:
+            draws = np.bincount(unit[swap], minlength=multiplicity.shape[0])
+        else:
             draws = swap_record.astype(int)
         for test in ("gs", "wald", "wgs", "ratio"):
             column = f"{test}_pvalue"
@@ -561,8 +572,11 @@ def test_units_do_not_grow_with_records():
     rng = np.random.default_rng(0)
     y, a, b = _exchangeable(rng, 100_000, 5)
     result = _quiet_compare(y, {"a": a, "b": b})
-    _, multiplicity = gn.record_units(result._data, result._data.encoded.preds)
+    records = result._data.records
+    _, multiplicity = records.table_cells()
     assert multiplicity.shape[0] <= 5**3 and multiplicity.sum() == 100_000
+    # The comparison keeps bytes per distinct cell, not per record.
+    assert records.nbytes <= 4 * 5**3
 
 
 # ---------------------------------------------------------------------------

@@ -317,7 +317,7 @@ def test_results_are_frozen_and_own_their_data():
     again = result.global_test(n_resamples=50, random_state=0)
     assert again.pvalue == global_before.pvalue
     assert not result.classes.flags.writeable
-    assert not result._data.encoded.y_true.flags.writeable
+    assert all(not a.flags.writeable for a in result._data.records._arrays.values())
 
 
 def test_confidence_level_is_an_argument_not_state():

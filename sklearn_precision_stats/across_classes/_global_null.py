@@ -10,10 +10,10 @@ p-values recomputed on resamples of the data. Simes' test and the Holm and
 Benjamini-Hochberg adjustments need no resampling.
 
 Resampling draws *units* with multiplicities, never rows: with one row per
-record, the records with the same truth and predictions form one unit, so a
-resample costs O(distinct cells) whatever the number of records; with
-clustered rows each record is a unit. See :func:`record_units` and
-:func:`resampled_sums`.
+record, the records with the same truth and predictions form one unit (a
+nonzero cell of the joint table), so a resample costs O(distinct cells)
+whatever the number of records; with clustered rows each record is a unit.
+See :mod:`sklearn_precision_stats.engine._units` and :func:`resampled_sums`.
 """
 
 import math
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse, stats
 
-from ..engine._counts import EncodedPredictions, MarginalCounts, _joint_codes, label_codes
+from ..engine._counts import TN, MarginalCounts
 from ..engine._marginal_model import pairwise_statistics
 from ..exceptions import UndefinedStatisticWarning
 from ..results._base import TestResult
@@ -39,15 +39,10 @@ __all__ = ["GlobalTestResult", "combine_pvalues_dependent"]
 _COMBINE_METHODS = ("dai-cui", "permutation", "fisher", "simes")
 _ADJUST_METHODS = ("holm", "bh", "by")
 _RESAMPLINGS = ("permutation", "bootstrap")
-# Test name -> p-value column of the comparison table (before the recall
-# renaming of "rp" to "rr").
 
 # Resamples are drawn in chunks of at most this many (resample, unit) draws,
 # which bounds the memory at a few tens of MB whatever the data size.
 _CHUNK_DRAWS = 2**22
-# Joint (truth, predictions) codes are counted densely up to this many
-# cells, as in _stacking; beyond it np.unique sorts them.
-_MAX_DENSE_CELLS = 2**24
 
 
 # ---------------------------------------------------------------------------
@@ -494,97 +489,6 @@ def _test_column(comparison, test):
 # ---------------------------------------------------------------------------
 
 
-def _raw(encoded, array):
-    """Codes 0..K-1 of an encoded array, as intp (see :func:`label_codes`)."""
-    return label_codes(array, encoded.offset)
-
-
-def _compact(codes, size):
-    """Distinct values of `codes` (all in [0, size)) and each code's index."""
-    if size <= _MAX_DENSE_CELLS:
-        present = np.bincount(codes, minlength=size) > 0
-        uniq = np.flatnonzero(present)
-        lut = np.cumsum(present) - 1
-        return uniq, lut[codes]
-    uniq, inverse = np.unique(codes, return_inverse=True)
-    return uniq, inverse.ravel()
-
-
-def record_units(data, preds):
-    """Group rows into resampling units and count each unit's records.
-
-    With one row per record, records with the same truth and the same
-    predictions in `preds` are interchangeable, so they form one unit whose
-    multiplicity is their number: resampling records is resampling units
-    with these multiplicities, and costs O(distinct cells) instead of O(n).
-    With repeated records (clustered rows) each record is a unit.
-
-    Parameters
-    ----------
-    data : ComparisonData
-    preds : list of ndarray
-        Encoded predictions of the classifiers that matter.
-
-    Returns
-    -------
-    unit : ndarray of int, shape (n_rows,)
-        Unit of each row.
-    multiplicity : ndarray of int, shape (n_units,)
-        Records per unit.
-    """
-    encoded = data.encoded
-    n_rows = encoded.y_true.shape[0]
-    if data.record_codes is not None and data.n_records < n_rows:
-        return data.record_codes, np.ones(data.n_records, dtype=np.int64)
-    n_values = len(encoded.values)
-    n_axes = 1 + len(preds)
-    if n_values**n_axes >= 2**62:
-        # The joint code would overflow: every record is its own unit, and
-        # resampling costs O(n) per resample.
-        return np.arange(n_rows), np.ones(n_rows, dtype=np.int64)
-    sub = EncodedPredictions(encoded.y_true, list(preds), encoded.values, encoded.offset)
-    cells, unit = _compact(_joint_codes(sub, n_values), n_values**n_axes)
-    return unit, np.bincount(unit, minlength=cells.shape[0]).astype(np.int64)
-
-
-def key_sums(unit, n_units, streams, n_classes, n_features):
-    """Sums of row features over each (unit, class) key.
-
-    Parameters
-    ----------
-    unit : ndarray of int, shape (n_rows,)
-    n_units : int
-    streams : list of (class_index, features)
-        ``class_index`` (n_rows,) gives the class each row counts for in
-        this stream (-1: none); ``features`` maps a feature column to a
-        row weight array (n_rows,) or None for 1.
-    n_classes, n_features : int
-
-    Returns
-    -------
-    key_unit, key_class : ndarray of int, shape (n_keys,)
-    sums : ndarray of shape (n_keys, n_features)
-        Summed over the unit's rows (divide by the multiplicity for a
-        per-record value).
-    """
-    kept = [np.flatnonzero(cls >= 0) for cls, _ in streams]
-    codes = [
-        unit[k].astype(np.int64) * n_classes + cls[k]
-        for k, (cls, _) in zip(kept, streams, strict=True)
-    ]
-    uniq, inverse = _compact(np.concatenate(codes), n_units * n_classes)
-    n_keys = uniq.shape[0]
-    sums = np.zeros((n_keys, n_features))
-    start = 0
-    for k, code, (_, features) in zip(kept, codes, streams, strict=False):
-        inv = inverse[start : start + code.shape[0]]
-        start += code.shape[0]
-        for column, weight in features.items():
-            w = None if weight is None else weight[k]
-            sums[:, column] += np.bincount(inv, weights=w, minlength=n_keys)
-    return uniq // n_classes, uniq % n_classes, sums
-
-
 def unit_matrix(key_unit, key_class, key_features, n_units, n_classes):
     """Sparse (n_units, n_classes * n_features) matrix of unit features."""
     n_features = key_features.shape[1]
@@ -649,67 +553,95 @@ def _pair_features(u):
 
 
 class _PairPlan(NamedTuple):
-    """What resampling one comparison needs."""
+    """What resampling one comparison needs.
 
-    matrix: object  # sparse (n_units, n_classes * 20)
-    base: np.ndarray  # (n_classes * 20,)
+    The resampled sums have one block of ``_N_PAIR_FEATURES`` columns per
+    class; with a `baseline` two more columns follow, the drawn records'
+    rows and squared rows, which every class receives times ``baseline[0]``
+    and ``baseline[1]`` (the features of a record that does not touch the
+    class, per row and per squared row).
+    """
+
+    matrix: object  # sparse (n_units, n_columns)
+    base: np.ndarray  # (n_columns,)
     multiplicity: np.ndarray
     n_classes: int
     resampling: str
     clustered: bool = False
+    baseline: np.ndarray | None = None
 
 
 def _pair_plan(data, other, resampling):
-    """Units and features for resampling the comparison of `other` with the reference."""
-    encoded = data.encoded
-    preds = [encoded.preds[0], encoded.preds[other]]
-    unit, multiplicity = record_units(data, preds)
-    n_units = multiplicity.shape[0]
-    n_values = len(encoded.values)
+    """Units and features for resampling the comparison of `other` with the reference.
+
+    With one row per record the units are the cells of the pair's own joint
+    table (truth, reference, other).
+    """
+    units = data.records.units([0, other])
+    role = data.role
     n_classes = data.class_codes.shape[0]
-    lookup = np.full(n_values, -1, dtype=np.int64)
+    lookup = np.full(units.n_values, -1, dtype=np.intp)
     lookup[data.class_codes] = np.arange(n_classes)
-    y = _raw(encoded, encoded.y_true)
-    streams = []
-    metric = data.role.metric
-    for j, pred in enumerate(preds):
-        pred = _raw(encoded, pred)
-        if metric in ("precision", "recall"):
-            # Each row is in the model of one class: its prediction's or its truth's.
-            hit = (pred == y).astype(float)
-            cls = lookup[pred] if metric == "precision" else lookup[y]
-            streams.append((cls, {2 * j: hit, 2 * j + 1: 1.0 - hit}))
-            continue
-        # NPV and specificity: a row is in the model of every class it is
-        # not predicted as (NPV) or not truly of (specificity).
-        for k, code in enumerate(data.class_codes):
-            inside = pred != code if metric == "npv" else y != code
-            success = (y != code) & (pred != code)
-            cls = np.where(inside, k, -1)
-            streams.append((cls, {2 * j: success.astype(float), 2 * j + 1: inside & ~success}))
-    key_unit, key_class, sums = key_sums(unit, n_units, streams, n_classes, 4)
-    u = (sums / multiplicity[key_unit][:, None]).reshape(-1, 2, 2)
+    key_class = lookup[units.key_class]
+    keep = key_class >= 0
+    key_class, key_unit = key_class[keep], units.key_unit[keep]
+    u = units.x[keep][..., [role.success, role.failure]]
+    multiplicity = units.multiplicity
+    n_units = multiplicity.shape[0]
     raw = _pair_features(u)
-    base = np.zeros(n_classes * _N_PAIR_FEATURES)
+    # A record that does not touch a class has every row a true negative
+    # for it: u = rows * e for both classifiers. Only NPV and specificity
+    # model true negatives; for them those records are in every class.
+    e = np.array([role.success == TN, role.failure == TN], dtype=float)
+    per_row = _pair_features(np.broadcast_to(e, (1, 2, 2)))[0]
+    linear = np.where(np.arange(_N_PAIR_FEATURES) < 4, per_row, 0.0)
+    baseline = np.stack([linear, per_row - linear]) if e.any() else None
+    if baseline is not None:
+        rows = units.unit_rows[key_unit][:, None]
+        raw = raw - rows * baseline[0] - rows**2 * baseline[1]
+    columns = n_classes * _N_PAIR_FEATURES
+    base = np.zeros(columns)
     if resampling == "permutation":
         # Observed sums plus, per swapped record, the change that swapping
-        # its (reference, other) counts makes.
-        features = _pair_features(u[:, ::-1]) - raw
+        # its (reference, other) counts makes (none for untouched records).
+        features = _pair_features(u[:, ::-1]) - _pair_features(u)
         np.add.at(
             base.reshape(n_classes, _N_PAIR_FEATURES),
             key_class,
             raw * multiplicity[key_unit][:, None],
         )
+        if baseline is not None:
+            rows = units.unit_rows
+            base += np.tile(
+                multiplicity @ rows * baseline[0] + multiplicity @ rows**2 * baseline[1],
+                n_classes,
+            )
+        matrix = unit_matrix(key_unit, key_class, features, n_units, n_classes)
+        plan_baseline = None
     else:
         # Each drawn record adds its own features.
-        features = raw
-    matrix = unit_matrix(key_unit, key_class, features, n_units, n_classes)
-    clustered = data.record_codes is not None and data.n_records < encoded.y_true.shape[0]
-    return _PairPlan(matrix, base, multiplicity, n_classes, resampling, clustered)
+        matrix = unit_matrix(key_unit, key_class, raw, n_units, n_classes)
+        if baseline is not None:
+            rows = units.unit_rows
+            extra = sparse.csr_array(np.column_stack([rows, rows**2]))
+            matrix = sparse.hstack([matrix, extra], format="csr")
+            base = np.zeros(columns + 2)
+        plan_baseline = baseline
+    clustered = data.n_records < data.n_rows
+    return _PairPlan(matrix, base, multiplicity, n_classes, resampling, clustered, plan_baseline)
 
 
-def _counts_from_sums(sums, n_classes):
-    s = sums.reshape(sums.shape[:-1] + (n_classes, _N_PAIR_FEATURES))
+def _counts_from_sums(sums, plan):
+    """The pair's MarginalCounts from resampled sums (see :class:`_PairPlan`)."""
+    n_classes = plan.n_classes
+    s = sums[..., : n_classes * _N_PAIR_FEATURES]
+    s = s.reshape(sums.shape[:-1] + (n_classes, _N_PAIR_FEATURES))
+    if plan.baseline is not None:
+        s = (
+            s
+            + sums[..., -2, None, None] * plan.baseline[0]
+            + sums[..., -1, None, None] * plan.baseline[1]
+        )
     return MarginalCounts(
         s[..., [0, 2]], s[..., [1, 3]], s[..., 4:].reshape(s.shape[:-1] + (2, 2, 2, 2))
     )
@@ -721,7 +653,7 @@ def resampled_pvalues(plan, column, n_resamples, rng, draws=None):
     for sums in resampled_sums(
         plan.matrix, plan.base, plan.multiplicity, plan.resampling, n_resamples, rng, draws
     ):
-        counts = _counts_from_sums(sums, plan.n_classes)
+        counts = _counts_from_sums(sums, plan)
         stats_ = pairwise_statistics(counts, clustered=plan.clustered)
         out.append(stats_[column][..., 0])
     return np.concatenate(out, axis=0)
@@ -737,12 +669,14 @@ def _check_n_resamples(n_resamples):
 
 
 def _check_data(comparison, what):
-    if comparison._data is None:
+    data = comparison._data
+    if data is None or data.records is None:
         raise ValueError(
-            f"{what} needs the data the comparison was computed from; build "
-            "it with compare_precision (or a comparator) rather than by hand."
+            f"{what} needs the comparison's records, which were not kept: with "
+            "many classes and classifiers, counts keep only their agreement sums. "
+            "Compare the arrays instead (compare_precision(y_true, y_preds))."
         )
-    return comparison._data
+    return data
 
 
 def _class_weights(weights, classes):

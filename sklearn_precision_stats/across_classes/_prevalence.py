@@ -18,17 +18,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..engine._counts import FN, FP, TP
 from ..exceptions import UndefinedStatisticWarning
 from ..utils._random_state import check_random_state_any
-from ._global_null import (
-    _check_data,
-    _check_n_resamples,
-    _raw,
-    key_sums,
-    record_units,
-    resampled_sums,
-    unit_matrix,
-)
+from ._global_null import _check_data, _check_n_resamples, resampled_sums, unit_matrix
 
 __all__ = []
 
@@ -224,42 +217,39 @@ def _check_one_prevalence(value, label):
 class _PrevalenceUnits:
     """Per-unit counts of true positives, false positives and class rows.
 
-    Units are as in :func:`record_units`: identical records (one row per
-    record) or records (clustered rows). Per key (unit, class) the features
+    Units are as in :mod:`sklearn_precision_stats.engine._units`: identical
+    records (one row per record) or records (clustered rows). Per key (unit, class) the features
     are, for each classifier ``c``, ``tp`` at ``2c`` and ``fp`` at ``2c + 1``,
     then the rows of the class at ``2C``; an extra pseudo-class at index
     ``n_classes`` holds each unit's number of rows.
     """
 
     def __init__(self, data, chosen):
-        encoded = data.encoded
-        values = encoded.values.tolist()  # noqa: PD011 (a NumPy array)
+        values = data.values.tolist()  # noqa: PD011 (a NumPy array)
         codes = np.array([values.index(c) for c in chosen], dtype=np.intp)
-        n_classes = codes.shape[0]
-        n_clf = len(encoded.preds)
-        unit, multiplicity = record_units(data, encoded.preds)
-        n_units = multiplicity.shape[0]
-        lookup = np.full(len(values), -1, dtype=np.int64)
+        units = data.records.units()
+        n_classes, n_clf, n_units = codes.shape[0], units.x.shape[1], units.n_units
+        lookup = np.full(units.n_values, -1, dtype=np.intp)
         lookup[codes] = np.arange(n_classes)
-        y = _raw(encoded, encoded.y_true)
-        streams = []
-        for c, pred in enumerate(encoded.preds):
-            pred = _raw(encoded, pred)
-            hit = (pred == y).astype(float)
-            streams.append((lookup[pred], {2 * c: hit, 2 * c + 1: 1.0 - hit}))
-        streams.append((lookup[y], {2 * n_clf: None}))
-        # Every row counts once in the pseudo-class holding the unit's rows.
-        streams.append((np.full(y.shape[0], n_classes), {0: None}))
+        k = lookup[units.key_class]
+        keep = k >= 0
+        x = units.x[keep]
         n_features = 2 * n_clf + 1
-        key_unit, key_class, sums = key_sums(unit, n_units, streams, n_classes + 1, n_features)
+        features = np.zeros((x.shape[0] + n_units, n_features))
+        features[: x.shape[0], 0 : 2 * n_clf : 2] = x[..., TP]
+        features[: x.shape[0], 1 : 2 * n_clf : 2] = x[..., FP]
+        features[: x.shape[0], 2 * n_clf] = x[:, 0, TP] + x[:, 0, FN]
+        # Every unit's rows, in the pseudo-class after the classes.
+        features[x.shape[0] :, 0] = units.unit_rows
+        key_unit = np.concatenate([units.key_unit[keep], np.arange(n_units)])
+        key_class = np.concatenate([k[keep], np.full(n_units, n_classes)])
         self.n_classes, self.n_clf = n_classes, n_clf
-        self.multiplicity = multiplicity
+        self.multiplicity = units.multiplicity
         self.key_unit, self.key_class = key_unit, key_class
-        # Per-record values: a unit of m identical records sums m copies.
-        self.per_record = sums / multiplicity[key_unit][:, None]
+        self.per_record = features
         self.totals_ = np.zeros((n_classes + 1, n_features))
-        np.add.at(self.totals_, key_class, sums)
-        self.matrix = unit_matrix(key_unit, key_class, self.per_record, n_units, n_classes + 1)
+        np.add.at(self.totals_, key_class, features * self.multiplicity[key_unit][:, None])
+        self.matrix = unit_matrix(key_unit, key_class, features, n_units, n_classes + 1)
 
     def totals(self):
         t = self.totals_

@@ -13,9 +13,12 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats
-from sklearn.utils.multiclass import unique_labels
 
+from ..engine._accumulator import ComparisonCounts
+from ..engine._labels import StreamingLabelEncoder, encode_labels
 from ..utils._validation import _check_aligned_indexes, _check_groups
 from ._common import (
     ConfidenceInterval,
@@ -127,6 +130,9 @@ class SignTestResult(IntervalResult):
         return ConfidenceInterval(float(ci.low), float(ci.high))
 
 
+_LABEL_ARGUMENTS = ("y_true", "y_pred_a", "y_pred_b")
+
+
 def _correctness(y_true, y_pred_a, y_pred_b, groups=None):
     """Validate the three label arrays and return who got each row right."""
     _check_aligned_indexes(y_true=y_true, y_pred_a=y_pred_a, y_pred_b=y_pred_b, groups=groups)
@@ -145,17 +151,122 @@ def _correctness(y_true, y_pred_a, y_pred_b, groups=None):
     # Rejects a mix of string and numeric labels and continuous scores passed
     # by mistake instead of predicted labels.
     try:
-        unique_labels(y_true, y_pred_a, y_pred_b)
+        return _compare_labels((y_true, y_pred_a, y_pred_b))
     except ValueError as exc:
         raise ValueError(
             "y_true, y_pred_a and y_pred_b must hold class labels of one kind "
             f"(all numbers or all strings, no continuous scores); {exc} Pass "
             "the predicted labels, estimator.predict(X), for both classifiers."
         ) from exc
+
+
+def _compare_labels(arrays):
+    """``(y_pred_a == y_true, y_pred_b == y_true)`` after checking the label kinds.
+
+    Integer and bool labels need no check at all, and integral floats only
+    a finiteness and integrality check; only other labels (objects, bytes)
+    go through the label encoder, whose integer codes are then compared.
+    """
+    kinds = [arr.dtype.kind for arr in arrays]
+    numeric = [name for name, kind in zip(_LABEL_ARGUMENTS, kinds, strict=True) if kind in "biuf"]
+    if len(numeric) == 3:
+        for arr, name in zip(arrays, _LABEL_ARGUMENTS, strict=True):
+            if arr.dtype.kind == "f":
+                StreamingLabelEncoder._check_floats(arr, name)
+    elif all(kind == "U" for kind in kinds):
+        pass
+    elif numeric and any(kind == "U" for kind in kinds):
+        strings = [name for name in _LABEL_ARGUMENTS if name not in numeric]
+
+        def hold(names):
+            return " and ".join(names) + (" hold" if len(names) > 1 else " holds")
+
+        raise ValueError(
+            f"Mix of label types: {hold(strings)} strings but {hold(numeric)} numbers."
+        )
+    else:
+        (y_true, y_pred_a, y_pred_b), _ = encode_labels(*arrays, names=_LABEL_ARGUMENTS)
+        return y_pred_a == y_true, y_pred_b == y_true
+    y_true, y_pred_a, y_pred_b = arrays
     return y_pred_a == y_true, y_pred_b == y_true
 
 
-def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
+def _sums_from_arrays(y_true, y_pred_a, y_pred_b, groups):
+    """The counts McNemar's test needs, from the label arrays."""
+    correct_a, correct_b = _correctness(y_true, y_pred_a, y_pred_b, groups)
+    n_rows = correct_a.shape[0]
+    if groups is not None:
+        groups = _check_groups(_label_array(groups, "groups", "groups"), n_rows)
+    right_a = int(np.count_nonzero(correct_a))
+    right_b = int(np.count_nonzero(correct_b))
+    # Rows only a gets right; those only b gets right follow from the totals.
+    n_a_only = int(np.count_nonzero(correct_a > correct_b))
+    sums = {
+        "n_a_only": n_a_only,
+        "n_b_only": n_a_only - right_a + right_b,
+        "correct_a": right_a,
+        "correct_b": right_b,
+        "n_rows": n_rows,
+        "per_cluster": None,
+        "sizes": None,
+    }
+    if groups is not None:
+        # Records are hashed, not sorted: only the per-record sums matter.
+        record, _ = pd.factorize(groups)
+        diff = correct_a.view(np.int8) - correct_b.view(np.int8)
+        sums["per_cluster"] = np.bincount(record, weights=diff)
+        sums["sizes"] = np.bincount(record)
+    return sums
+
+
+def _sums_from_counts(counts, y_pred_a, y_pred_b, groups):
+    """The counts McNemar's test needs, from a ComparisonCounts."""
+    if groups is not None:
+        raise ValueError(
+            "groups must be None when y_true is a ComparisonCounts: the counts "
+            "already hold the record of each row (build them with groups=...)."
+        )
+    for name, value in (("y_pred_a", y_pred_a), ("y_pred_b", y_pred_b)):
+        known = value in counts.classifiers if isinstance(value, str) else False
+        if not known:
+            raise ValueError(
+                f"{name} must name a classifier of the counts when y_true is a "
+                f"ComparisonCounts, got {value!r}; the classifiers are "
+                f"{list(counts.classifiers)}."
+            )
+    if counts.n_rows == 0:
+        raise ValueError("y_true is empty (the counts hold no rows); at least one row is needed.")
+    return counts.mcnemar_sums(y_pred_a, y_pred_b)
+
+
+def _squared_error_sum(n_rows, n_a_only, n_b_only, per_cluster, sizes):
+    """``sum_i (d_i - s_i * delta)**2`` over records, from exact integer sums.
+
+    ``d_i`` is record i's rows won by a minus rows won by b, ``s_i`` its
+    rows and ``delta = (n_a_only - n_b_only) / n_rows``. Expanded into
+    ``sum d_i**2``, ``sum d_i s_i`` and ``sum s_i**2``, which are integers
+    summed exactly in any order, it is the same number from arrays and from
+    counts, and free of the rounding of a long floating-point sum.
+    """
+    if per_cluster is None:
+        s_dd, s_ds, s_ss = n_a_only + n_b_only, n_a_only - n_b_only, n_rows
+    else:
+        s_dd = int(per_cluster @ per_cluster)
+        s_ds, s_ss = int(per_cluster @ sizes), int(sizes @ sizes)
+    difference = n_a_only - n_b_only
+    # n_rows**2 times the sum, an integer (Python ints do not overflow).
+    scaled = n_rows**2 * s_dd - 2 * n_rows * difference * s_ds + difference**2 * s_ss
+    return scaled / n_rows**2
+
+
+def mcnemar_test(
+    y_true: ArrayLike | ComparisonCounts,
+    y_pred_a: ArrayLike | str,
+    y_pred_b: ArrayLike | str,
+    *,
+    method: str | None = None,
+    groups: ArrayLike | None = None,
+) -> McNemarResult:
     """McNemar's test of equal accuracy of two classifiers on the same rows.
 
     Only the discordant rows count: ``n_a_only`` rows that classifier a gets
@@ -164,11 +275,16 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,)
+    y_true : array-like of shape (n_rows,) or ComparisonCounts
         True labels (any hashable values; multiclass is fine, a prediction
-        is correct when it equals the true label).
-    y_pred_a, y_pred_b : array-like of shape (n_rows,)
-        Predicted labels of the two classifiers, row by row.
+        is correct when it equals the true label). Or the
+        :class:`~sklearn_precision_stats.ComparisonCounts` of the rows
+        (built from arrays, chunks or files), with `y_pred_a` and
+        `y_pred_b` the names of two of its classifiers: the result is the
+        same as from the arrays it counted, clustered when the counts are.
+    y_pred_a, y_pred_b : array-like of shape (n_rows,) or str
+        Predicted labels of the two classifiers, row by row; classifier
+        names when `y_true` is a ComparisonCounts.
     method : {"exact", "midp", "asymptotic", "corrected"}, default=None
         ``"exact"``: two-sided binomial test of ``n_a_only`` out of the
         discordant rows. ``"midp"``: its mid-p version, which is less
@@ -182,7 +298,8 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
         Record id of each row when records repeat, e.g. the out-of-fold
         predictions of L repetitions of K-fold cross-validation stacked
         together. The test is then the clustered McNemar test (Durkalski et
-        al. 2003), and only ``method="asymptotic"`` is available.
+        al. 2003), and only ``method="asymptotic"`` is available. Must be
+        None with a ComparisonCounts, which holds the records itself.
 
     Returns
     -------
@@ -251,37 +368,44 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
     >>> res = mcnemar_test(y_true, y_a, y_b, method="midp")
     >>> print(f"{res.pvalue:.5f}")
     0.03125
+
+    The same test from counts accumulated chunk by chunk:
+
+    >>> from sklearn_precision_stats import ComparisonCounts
+    >>> counts = ComparisonCounts.from_arrays(y_true[:6], {"a": y_a[:6], "b": y_b[:6]})
+    >>> counts = counts.update(y_true[6:], {"a": y_a[6:], "b": y_b[6:]})
+    >>> res = mcnemar_test(counts, "a", "b", method="midp")
+    >>> res.n_a_only, res.n_b_only, f"{res.pvalue:.5f}"
+    (5, 0, '0.03125')
     """
+    from_counts = isinstance(y_true, ComparisonCounts)
+    clustered = y_true.clustered if from_counts else groups is not None
     if method is None:
-        method = "exact" if groups is None else "asymptotic"
+        method = "asymptotic" if clustered else "exact"
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}.")
-    correct_a, correct_b = _correctness(y_true, y_pred_a, y_pred_b, groups)
-    n_rows = correct_a.shape[0]
-    if groups is not None:
-        groups = _check_groups(_label_array(groups, "groups", "groups"), n_rows)
-    if groups is not None and method != "asymptotic":
+    if from_counts:
+        sums = _sums_from_counts(y_true, y_pred_a, y_pred_b, groups)
+    else:
+        sums = _sums_from_arrays(y_true, y_pred_a, y_pred_b, groups)
+    if clustered and method != "asymptotic":
         raise ValueError(
             f"method={method!r} is not available with groups: the discordant "
             "rows of one record are not independent, so only the clustered "
             "chi-square test applies. Use method='asymptotic' (or None)."
         )
-
-    # +1 where only a is right, -1 where only b is right, 0 when concordant.
-    diff = correct_a.astype(np.int64) - correct_b.astype(np.int64)
-    n_a_only = int(np.count_nonzero(diff == 1))
-    n_b_only = int(np.count_nonzero(diff == -1))
+    n_rows, n_a_only, n_b_only = sums["n_rows"], sums["n_a_only"], sums["n_b_only"]
+    per_cluster, sizes = sums["per_cluster"], sums["sizes"]
+    if per_cluster is not None:
+        # Integers (counts of rows), held exactly.
+        per_cluster = np.asarray(per_cluster).astype(np.int64)
+        sizes = np.asarray(sizes).astype(np.int64)
     n_discordant = n_a_only + n_b_only
-    accuracy_a = float(correct_a.mean())
-    accuracy_b = float(correct_b.mean())
+    accuracy_a = sums["correct_a"] / n_rows
+    accuracy_b = sums["correct_b"] / n_rows
 
-    if groups is None:
-        per_cluster, n_groups = diff, None
-        sizes = np.ones(n_rows)
-    else:
-        _, inverse = np.unique(groups, return_inverse=True)
-        per_cluster = np.bincount(inverse, weights=diff)
-        sizes = np.bincount(inverse)
+    n_groups = None
+    if per_cluster is not None:
         n_groups = int(per_cluster.shape[0])
         if 2 <= n_groups < _FEW_CLUSTERS:
             warnings.warn(
@@ -293,8 +417,8 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
                 stacklevel=2,
             )
     # Sandwich SE of the accuracy difference, residuals summed per record.
-    delta = (n_a_only - n_b_only) / n_rows
-    standard_error = float(np.sqrt(np.sum((per_cluster - sizes * delta) ** 2)) / n_rows)
+    squares = _squared_error_sum(n_rows, n_a_only, n_b_only, per_cluster, sizes)
+    standard_error = math.sqrt(max(squares, 0.0)) / n_rows
 
     common = dict(
         method=method,
@@ -323,7 +447,7 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
             pvalue = 2.0 * tail
         return McNemarResult(float(n_a_only), float(min(1.0, pvalue)), df, **common)
 
-    if groups is None:
+    if per_cluster is None:
         numerator = float(n_a_only - n_b_only)
         denominator = float(n_discordant)
         if method == "corrected" and numerator != 0:
@@ -338,8 +462,8 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
                 "fold or repetition",
             )
             return McNemarResult(math.nan, math.nan, df, **common)
-        numerator = float(per_cluster.sum())
-        denominator = float(np.sum(per_cluster**2))
+        numerator = float(n_a_only - n_b_only)
+        denominator = float(per_cluster @ per_cluster)
         if denominator == 0:
             _warn_undefined(
                 "The clustered McNemar test",
@@ -351,7 +475,13 @@ def mcnemar_test(y_true, y_pred_a, y_pred_b, *, method=None, groups=None):
     return McNemarResult(float(statistic), float(stats.chi2.sf(statistic, 1)), df, **common)
 
 
-def sign_test(y_true, y_pred_a, y_pred_b, *, alternative="greater"):
+def sign_test(
+    y_true: ArrayLike | ComparisonCounts,
+    y_pred_a: ArrayLike | str,
+    y_pred_b: ArrayLike | str,
+    *,
+    alternative: str = "greater",
+) -> SignTestResult:
     """Salzberg's sign test: is classifier a more accurate than classifier b?
 
     Among the discordant rows, count the ``n_a_only`` that a gets right and b
@@ -361,10 +491,13 @@ def sign_test(y_true, y_pred_a, y_pred_b, *, alternative="greater"):
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,)
-        True labels.
-    y_pred_a, y_pred_b : array-like of shape (n_rows,)
-        Predicted labels of the two classifiers, row by row.
+    y_true : array-like of shape (n_rows,) or ComparisonCounts
+        True labels, or the
+        :class:`~sklearn_precision_stats.ComparisonCounts` of the rows with
+        `y_pred_a` and `y_pred_b` the names of two of its classifiers.
+    y_pred_a, y_pred_b : array-like of shape (n_rows,) or str
+        Predicted labels of the two classifiers, row by row; classifier
+        names when `y_true` is a ComparisonCounts.
     alternative : {"greater", "less", "two-sided"}, default="greater"
         ``"greater"``: a is more accurate than b, the one-sided test of the
         test of Salzberg (1997) with a = system II and b = system I.
@@ -401,9 +534,11 @@ def sign_test(y_true, y_pred_a, y_pred_b, *, alternative="greater"):
     (5, 0.03125)
     """
     _check_alternative(alternative)
-    correct_a, correct_b = _correctness(y_true, y_pred_a, y_pred_b)
-    n_a_only = int(np.count_nonzero(correct_a & ~correct_b))
-    n_b_only = int(np.count_nonzero(correct_b & ~correct_a))
+    if isinstance(y_true, ComparisonCounts):
+        sums = _sums_from_counts(y_true, y_pred_a, y_pred_b, None)
+    else:
+        sums = _sums_from_arrays(y_true, y_pred_a, y_pred_b, None)
+    n_a_only, n_b_only = sums["n_a_only"], sums["n_b_only"]
     n = n_a_only + n_b_only
     if n == 0:
         _warn_undefined("The sign test", "no discordant rows: nothing to count")

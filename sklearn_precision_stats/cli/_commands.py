@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..engine._accumulator import ComparisonCounts
-from ._data import count_wide, read_long, read_wide
+from ._data import count_long, count_wide, read_long, read_scores, read_wide
 from ._io import FORMATS, TableSource, UsageError
 from ._output import OUTPUT_FORMATS, render, write_output
 
@@ -48,6 +48,13 @@ def _add_input(parser, scores=False):
         "--input-format", choices=FORMATS, default=None, help="default: from the suffix"
     )
     parser.add_argument("--delimiter", default=None, help="CSV delimiter (default: comma)")
+    parser.add_argument(
+        "--batch-size",
+        type=_positive_int,
+        default=None,
+        metavar="ROWS",
+        help="rows per record batch read (the memory of a batch scales with it)",
+    )
     if scores:
         return
     parser.add_argument(
@@ -151,10 +158,10 @@ def _add_comparison_options(parser):
 def _read(args, counts=False):
     """Open the file, check the columns, and encode them.
 
-    With `counts`, a wide file is counted batch by batch into a
+    With `counts`, the file is counted batch by batch into a
     ComparisonCounts (bounded memory) instead of being kept as codes.
     """
-    source = TableSource(args.file, args.input_format, args.delimiter)
+    source = TableSource(args.file, args.input_format, args.delimiter, args.batch_size)
     if args.long:
         missing = [
             option
@@ -172,7 +179,9 @@ def _read(args, counts=False):
         source.require([args.classifier_col], "--classifier-col")
         source.require([args.prediction_col], "--prediction-col")
         source.require([args.record_col], "--record-col")
-        data = read_long(
+        if args.classifiers is not None and len(set(args.classifiers)) != len(args.classifiers):
+            raise UsageError(f"--classifiers: names must be unique, got {args.classifiers}.")
+        data = (count_long if counts else read_long)(
             source,
             args.truth,
             args.classifier_col,
@@ -245,13 +254,17 @@ def _library_call(function, *args, **kwargs):
 def _comparison(args, resampling=False):
     """The comparison the options ask for.
 
-    A wide file is counted in bounded memory unless `resampling` methods
-    (which need the records) will be called on the result.
+    The file is counted in bounded memory: the resampling methods work on
+    the counts' joint table. Only when the counts keep no records (too many
+    classes and classifiers for the table) and `resampling` methods will be
+    called is the file read again into label codes.
     """
     from .. import paired
     from ..engine._accumulator import comparison_from_counts
 
-    _, data = _read(args, counts=not (resampling or args.long))
+    _, data = _read(args, counts=True)
+    if resampling and data.stored_records() is None:
+        _, data = _read(args, counts=False)
     if isinstance(data, ComparisonCounts):
         _check_reference(args.reference, data.classifiers)
         labels = _resolve_labels(args.labels, data.classes)
@@ -365,37 +378,62 @@ def run_mcnemar(args):
     return _emit(args, {"mcnemar": frame}, text, {"confidence_level": args.confidence_level})
 
 
+def _binary_truth(codes, values, pos_label):
+    """The true labels in a compact array, and the positive label among them.
+
+    Numeric labels are passed as themselves, in the narrowest exact dtype;
+    text labels as their codes, with `pos_label` (required) as its code.
+    """
+    if pos_label is not None:
+        matches = [
+            code
+            for code, value in enumerate(np.asarray(values).tolist())
+            if pos_label == str(value)
+            or (isinstance(value, float) and value.is_integer() and pos_label == str(int(value)))
+        ]
+        if not matches:
+            seen = sorted(str(v) for v in np.asarray(values).tolist())
+            raise UsageError(
+                f"--pos-label: {pos_label!r} is not a label of the --truth column; its "
+                f"labels are {seen}."
+            )
+        pos_code = matches[0]
+    if values.dtype.kind in "biuf":
+        narrow = _narrow(values)
+        return narrow[codes], None if pos_label is None else narrow[pos_code].item()
+    if pos_label is None:
+        seen = sorted(str(v) for v in np.asarray(values).tolist())
+        raise UsageError(
+            f"--pos-label: the --truth column has labels {seen}; pass --pos-label to say "
+            "which one is the positive class."
+        )
+    return codes, pos_code
+
+
+def _narrow(values):
+    """Numeric labels in the narrowest dtype holding them exactly."""
+    if values.dtype.kind == "f":
+        if not (values == np.trunc(values)).all() or np.abs(values).max(initial=0) >= 2**53:
+            return values
+        values = values.astype(np.int64)
+    if values.dtype.kind in "iu" and values.size:
+        return values.astype(
+            np.result_type(np.min_scalar_type(values.min()), np.min_scalar_type(values.max()))
+        )
+    return values
+
+
 def run_delong(args):
     """``delong``: DeLong's test on two score columns."""
     from ..classic import delong_test
 
-    source = TableSource(args.file, args.input_format, args.delimiter)
+    source = TableSource(args.file, args.input_format, args.delimiter, args.batch_size)
     a, b = _two_columns(args.scores, "--scores")
     source.require([args.truth], "--truth")
     source.require([a, b], "--scores")
-    parts = {args.truth: [], a: [], b: []}
-    for batch in source.batches([args.truth, a, b]):
-        for name in parts:
-            column = batch.column(name)
-            if column.null_count:
-                raise UsageError(f"column {name!r} has missing values; drop those rows first.")
-            parts[name].append(column.to_numpy(zero_copy_only=False))
-    if not parts[args.truth]:
-        raise UsageError(f"{source.path!r} has no data rows (only a header, or nothing).")
-    y_true, sa, sb = (np.concatenate(parts[n]) for n in (args.truth, a, b))
-    if y_true.shape[0] == 0:
-        raise UsageError(f"{source.path!r} has no data rows (only a header, or nothing).")
-    for name, scores in ((a, sa), (b, sb)):
-        if scores.dtype.kind not in "iuf":
-            raise UsageError(f"--scores: column {name!r} is not numeric.")
-        if scores.dtype.kind == "f" and not np.isfinite(scores).all():
-            raise UsageError(f"--scores: column {name!r} has NaN or infinite scores.")
-    pos_label = args.pos_label
-    if pos_label is not None and y_true.dtype.kind in "iuf":
-        try:
-            pos_label = float(pos_label) if y_true.dtype.kind == "f" else int(pos_label)
-        except ValueError:
-            raise UsageError(f"--pos-label: {pos_label!r} is not a label of the file.") from None
+    codes, labels, scores = read_scores(source, args.truth, [a, b])
+    y_true, pos_label = _binary_truth(codes, labels.values, args.pos_label)
+    sa, sb = scores[a], scores[b]
     result = _library_call(
         delong_test, y_true, sa, sb, pos_label=pos_label, alternative=args.alternative
     )

@@ -134,7 +134,9 @@ def read_long(source, truth, classifier_col, prediction_col, record_col, classif
 
     Every classifier must have the same number of rows for each record; the
     k-th row of a record for one classifier is paired with the k-th row of
-    that record for every other classifier, in file order.
+    that record for every other classifier, in file order. The file is read
+    batch by batch into a :class:`LongTable`; the rows are then laid out
+    record by record, for the methods that need them (resampling, McNemar).
 
     Returns
     -------
@@ -142,67 +144,561 @@ def read_long(source, truth, classifier_col, prediction_col, record_col, classif
         With ``groups`` the record codes (a record with several rows per
         classifier makes the comparison clustered).
     """
-    labels = StreamingLabelEncoder()
-    names = StreamingLabelEncoder()
-    records = StreamingLabelEncoder()
-    parts = {"truth": [], "clf": [], "pred": [], "record": []}
-    columns = [truth, classifier_col, prediction_col, record_col]
-    for batch in source.batches(columns):
-        parts["truth"].append(_encode(labels, batch.column(truth), f"--truth column {truth!r}"))
-        parts["pred"].append(
-            _encode(labels, batch.column(prediction_col), f"--prediction-col {prediction_col!r}")
-        )
-        parts["clf"].append(
-            _encode(names, batch.column(classifier_col), f"--classifier-col {classifier_col!r}")
-        )
-        parts["record"].append(
-            _encode(records, batch.column(record_col), f"--record-col {record_col!r}")
-        )
-    y_all, clf, pred, record = (_concat(parts[k]) for k in ("truth", "clf", "pred", "record"))
-    _check_not_empty(source, y_all.shape[0])
-    present = [str(v) for v in names.values]
-    if classifiers is None:
-        chosen = sorted(range(len(present)), key=lambda code: present[code])
-        chosen_names = [present[code] for code in chosen]
-    else:
-        for name in classifiers:
-            if name not in present:
+    table, names, columns = pivot_long(
+        source, truth, classifier_col, prediction_col, record_col, classifiers
+    )
+    return table.encoded(names, columns)
+
+
+# ---------------------------------------------------------------- long layout
+
+# Records per chunk when pivoted codes are handed to the counts.
+_CHUNK_RECORDS = 1 << 20
+
+
+def _arrow_column(column):
+    import pyarrow as pa
+
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+
+# Integer record ids spanning at most this many values (or 4 per id seen)
+# are coded through a lookup table over their range.
+_MAX_DENSE_SPAN = 1 << 24
+
+
+class RecordIndex:
+    """Record ids -> dense codes 0, 1, ..., with no Python object per record.
+
+    Integer ids over a compact range are coded through a lookup table over
+    that range (4 bytes per value of the range, no sort); other ids (sparse
+    integers, floats, text) through one sorted NumPy array of the ids seen
+    (int64, float64 or fixed-width UTF-8 bytes) with the code of each.
+    Codes follow no particular order; :meth:`codes_by_id` gives them in
+    order of the ids.
+
+    Parameters
+    ----------
+    option : str
+        The option naming the column, for messages.
+    """
+
+    def __init__(self, option):
+        self.option = option
+        self._lut = None  # code of id lo + i, or -1
+        self._lo = 0
+        self._sorted = None
+        self._codes = np.empty(0, dtype=np.int32)
+        self.n = 0
+
+    def _values(self, column):
+        """The batch's ids as a NumPy array, and the indices into it (or None)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        column = _arrow_column(column)
+        if column.null_count:
+            raise UsageError(
+                f"{self.option} has missing record ids; every row needs the id of its "
+                "record. Drop those rows first."
+            )
+        typ = column.type
+        if pa.types.is_integer(typ) or pa.types.is_boolean(typ):
+            ids = column.to_numpy(zero_copy_only=False)
+            if ids.dtype == np.uint64 and ids.size and int(ids.max()) >= 2**63:
+                return ids.astype(np.float64), None  # beyond int64: compared as floats
+            return ids.astype(np.int64, copy=False), None
+        if pa.types.is_floating(typ):
+            ids = column.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+            if not np.isfinite(ids).all():
                 raise UsageError(
-                    f"--classifiers: classifier {name!r} does not occur in --classifier-col "
-                    f"{classifier_col!r}; the classifiers are {sorted(present)}."
+                    f"{self.option} has NaN or infinite record ids; every row needs the "
+                    "id of its record. Drop those rows first."
                 )
-        chosen_names = list(classifiers)
-        chosen = [present.index(name) for name in classifiers]
-    n_records = records.n_values
-    y_true = None
-    preds = {}
-    groups = None
-    first_counts = None
-    for name, code in zip(chosen_names, chosen, strict=True):
-        rows = np.flatnonzero(clf == code)
-        # Stable sort by record: a record's rows stay in file order.
-        rows = rows[np.argsort(record[rows], kind="stable")]
-        counts = np.bincount(record[rows], minlength=n_records)
-        if first_counts is None:
-            first_counts = counts
-            y_true = y_all[rows]
-            groups = record[rows]
-        else:
-            differs = np.flatnonzero(counts != first_counts)
+            if (ids == np.trunc(ids)).all() and np.abs(ids).max(initial=0) < 2.0**53:
+                return ids.astype(np.int64), None
+            return ids, None
+        if not pa.types.is_dictionary(typ):
+            column = column.dictionary_encode()
+        indices = column.indices.to_numpy(zero_copy_only=False)
+        dictionary = pc.cast(column.dictionary, pa.binary())
+        # Only the batch's distinct ids become (transient) Python bytes.
+        ids = np.array(dictionary.to_numpy(zero_copy_only=False).tolist() or [b""], dtype="S")
+        return ids[: len(dictionary)], indices
+
+    def codes(self, column):
+        """Codes (int64) of a batch's record-id column, adding the new ids."""
+        ids, indices = self._values(column)
+        codes = None
+        if ids.dtype.kind == "i" and ids.size and self._sorted is None:
+            codes = self._dense_codes(ids)
+        if codes is None:
+            codes = self._sorted_codes(ids)
+        return codes if indices is None else codes[indices]
+
+    def _dense_codes(self, ids):
+        """Codes through the lookup table, or None (and the sorted arrays) if too sparse."""
+        lo, hi = int(ids.min()), int(ids.max())
+        if self._lut is None:
+            self._lut, self._lo = np.full(0, -1, dtype=np.int32), lo
+        top = self._lo + self._lut.shape[0] - 1
+        new_lo, new_hi = min(lo, self._lo), max(hi, top)
+        if new_hi - new_lo + 1 > max(_MAX_DENSE_SPAN, 4 * (self.n + ids.shape[0])):
+            known = np.flatnonzero(self._lut >= 0)
+            self._sorted, self._codes = known + np.int64(self._lo), self._lut[known]
+            self._lut = None
+            return None
+        if new_lo < self._lo or new_hi > top:
+            # Room above for ids that grow batch by batch.
+            new_hi = max(new_hi, new_lo + self._lut.shape[0] * 3 // 2)
+            lut = np.full(new_hi - new_lo + 1, -1, dtype=np.int32)
+            start = self._lo - new_lo
+            lut[start : start + self._lut.shape[0]] = self._lut
+            self._lut, self._lo = lut, new_lo
+        offset = ids - self._lo
+        codes = self._lut[offset]
+        unseen = np.flatnonzero(codes < 0)
+        if unseen.size:
+            # One representative row per new id, without a sort: the last
+            # row written for an id reads back its own stamp.
+            where = offset[unseen]
+            stamp = np.arange(unseen.size, dtype=np.int32)
+            self._lut[where] = -2 - stamp
+            first = np.flatnonzero(self._lut[where] == -2 - stamp)
+            self._lut[where[first]] = np.arange(self.n, self.n + first.size, dtype=np.int32)
+            self.n += first.size
+            codes[unseen] = self._lut[where]
+        return codes.astype(np.int64)
+
+    def _sorted_codes(self, ids):
+        if self._sorted is None:
+            self._sorted = ids[:0]
+        kinds = {ids.dtype.kind, self._sorted.dtype.kind}
+        if kinds == {"i", "f"}:
+            ids = ids.astype(np.float64)
+            self._sorted = self._sorted.astype(np.float64)
+        elif len(kinds) > 1:
+            raise UsageError(
+                f"{self.option} mixes numbers and text; record ids must be of one type."
+            )
+        elif ids.dtype.kind == "S" and ids.dtype.itemsize != self._sorted.dtype.itemsize:
+            width = max(ids.dtype.itemsize, self._sorted.dtype.itemsize)
+            ids = ids.astype(f"S{width}")
+            self._sorted = self._sorted.astype(f"S{width}")
+        uniq, inverse = np.unique(ids, return_inverse=True)
+        pos = np.searchsorted(self._sorted, uniq)
+        found = pos < self._sorted.shape[0]
+        found[found] = self._sorted[pos[found]] == uniq[found]
+        codes = np.empty(uniq.shape[0], dtype=np.int64)
+        codes[found] = self._codes[pos[found]]
+        new = ~found
+        n_new = int(np.count_nonzero(new))
+        if n_new:
+            codes[new] = np.arange(self.n, self.n + n_new)
+            self._sorted = np.insert(self._sorted, pos[new], uniq[new])
+            self._codes = np.insert(self._codes, pos[new], codes[new].astype(np.int32))
+            self.n += n_new
+        return codes[inverse.reshape(-1)]
+
+    def codes_by_id(self):
+        """Every code, in the order of the record ids."""
+        if self._lut is not None:
+            return self._lut[self._lut >= 0].astype(np.intp)
+        if self._sorted is None:
+            return np.empty(0, dtype=np.intp)
+        return self._codes.astype(np.intp)
+
+    def label(self, code):
+        """The record id of `code` (for messages)."""
+        if self._lut is not None:
+            return self._lo + int(np.flatnonzero(self._lut == code)[0])
+        value = self._sorted[int(np.flatnonzero(self._codes == code)[0])]
+        if isinstance(value, bytes):
+            return value.decode("utf-8", errors="replace")
+        return value.item()
+
+
+def _code_dtype(n_values):
+    """Smallest unsigned dtype holding codes 0..n_values-1 and a sentinel (its max)."""
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if n_values < np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    raise UsageError(f"too many distinct labels ({n_values}).")
+
+
+class LongTable:
+    """A long file's label codes pivoted to one slot per (record, repeat).
+
+    A record's k-th row for one classifier goes to repeat ``k`` of the
+    record (rows in file order), so the k-th rows of all classifiers are
+    paired, whatever the order of the file's rows. Memory: the record index
+    (:class:`RecordIndex`), and per record and repeat one code for the truth
+    and one per classifier (a byte each for fewer than 255 labels), plus a
+    count of rows per record and classifier.
+
+    Parameters
+    ----------
+    classifiers : list of str or None
+        Classifiers to keep (in this order); None: every one, sorted by name.
+    options : dict
+        Option text of ``truth``, ``classifier``, ``prediction`` and
+        ``record``, for messages.
+    """
+
+    def __init__(self, classifiers, options):
+        self.labels = StreamingLabelEncoder()
+        self._names = StreamingLabelEncoder()
+        self._options = options
+        self.records = RecordIndex(options["record"])
+        self._requested = None if classifiers is None else list(classifiers)
+        self._columns = [] if classifiers is None else list(classifiers)
+        self._column_of_code = np.empty(0, dtype=np.intp)
+        self._dtype = np.dtype(np.uint8)
+        self._truth = []  # per repeat: (capacity,) codes
+        self._pred = []  # per repeat: (capacity, n_columns) codes
+        self._seen = np.zeros((0, len(self._columns)), dtype=np.uint8)
+        self._nonzero = 0  # nonzero entries of _seen
+        self.n_file_rows = 0
+
+    @property
+    def _sentinel(self):
+        return np.iinfo(self._dtype).max
+
+    # ------------------------------------------------------------ building
+    def _column_codes(self, column):
+        codes = _encode(self._names, column, self._options["classifier"])
+        n_names = self._names.n_values
+        if self._column_of_code.shape[0] < n_names:
+            names = [str(v) for v in self._names.values]
+            new = []
+            for code in range(self._column_of_code.shape[0], n_names):
+                if self._requested is not None:
+                    name = names[code]
+                    new.append(self._requested.index(name) if name in self._requested else -1)
+                else:
+                    new.append(len(self._columns))
+                    self._columns.append(names[code])
+            self._column_of_code = np.concatenate(
+                [self._column_of_code, np.asarray(new, dtype=np.intp)]
+            )
+        return self._column_of_code[codes]
+
+    def _grow(self):
+        """Room for every record and column seen, in a dtype for every label."""
+        n_records, n_columns = self.records.n, len(self._columns)
+        dtype = _code_dtype(self.labels.n_values)
+        if dtype != self._dtype:
+            old = self._sentinel
+            self._dtype = dtype
+            self._truth = [_widen(t, old, self._sentinel, dtype) for t in self._truth]
+            self._pred = [_widen(p, old, self._sentinel, dtype) for p in self._pred]
+        capacity, width = self._seen.shape
+        if n_records > capacity or n_columns > width:
+            # Geometric growth: each record's slots are copied O(1) times.
+            new_capacity = (
+                max(n_records, capacity + capacity // 2) if n_records > capacity else capacity
+            )
+            self._seen = _resized(self._seen, (new_capacity, n_columns), 0)
+            self._truth = [_resized(t, (new_capacity,), self._sentinel) for t in self._truth]
+            self._pred = [
+                _resized(p, (new_capacity, n_columns), self._sentinel) for p in self._pred
+            ]
+
+    def add(self, batch, truth, classifier_col, prediction_col, record_col):
+        """Add a record batch of the long file."""
+        import pyarrow as pa
+
+        self.n_file_rows += batch.num_rows
+        column = self._column_codes(batch.column(classifier_col))
+        keep = column >= 0
+        if not keep.all():
+            batch = batch.filter(pa.array(keep))
+            column = column[keep]
+        if column.shape[0] == 0:
+            return
+        record = self.records.codes(batch.column(record_col))
+        y = _encode(self.labels, batch.column(truth), self._options["truth"])
+        pred = _encode(self.labels, batch.column(prediction_col), self._options["prediction"])
+        self._grow()
+        repeat = self._repeats(record, column)
+        for _ in range(len(self._truth), int(repeat.max()) + 1):
+            self._truth.append(np.full(self._seen.shape[0], self._sentinel, dtype=self._dtype))
+            self._pred.append(np.full(self._seen.shape, self._sentinel, dtype=self._dtype))
+        levels = [0] if len(self._truth) == 1 else np.unique(repeat).tolist()
+        for k in levels:
+            rows = slice(None) if len(levels) == 1 else repeat == k
+            r, c, t = record[rows], column[rows], y[rows]
+            self._pred[k][r, c] = pred[rows]
+            stored = self._truth[k]
+            empty = stored[r] == self._sentinel
+            stored[r[empty]] = t[empty]
+            differs = np.flatnonzero(stored[r] != t)
             if differs.size:
-                bad = records.values[differs[0]]
+                i = differs[0]
+                values = self.labels.values
                 raise UsageError(
-                    f"record {bad!r} has {counts[differs[0]]} rows for classifier {name!r} "
-                    f"but {first_counts[differs[0]]} for {chosen_names[0]!r}; in the long "
-                    "layout every classifier needs the same rows for each record."
+                    f"record {self.records.label(r[i])!r} has different true labels "
+                    f"({values[stored[r[i]]]!r} and {values[t[i]]!r}) in its rows; the "
+                    f"{self._options['truth']} must be the same for all rows of a record "
+                    "(the k-th rows of every classifier are paired)."
                 )
-            mismatch = np.flatnonzero(y_all[rows] != y_true)
-            if mismatch.size:
-                bad = records.values[groups[mismatch[0]]]
-                raise UsageError(
-                    f"record {bad!r} has different true labels in the rows of {name!r} "
-                    f"and {chosen_names[0]!r}; the --truth column must be the same for "
-                    "all rows of a record."
-                )
-        preds[name] = pred[rows]
-    return EncodedColumns(labels, y_true, preds, groups)
+
+    def _repeats(self, record, column):
+        """Each row's repeat: rows of its (record, classifier) before it."""
+        n_columns = self._seen.shape[1]
+        key = record * n_columns + column
+        flat = self._seen.reshape(-1)
+        repeat = flat[key].astype(np.int64)
+        if not repeat.any():
+            # Every (record, classifier) is new: the batch's keys are distinct
+            # exactly when they add as many nonzero counts as rows (no sort).
+            flat[key] = 1
+            nonzero = np.count_nonzero(flat)
+            if nonzero - self._nonzero == key.shape[0]:
+                self._nonzero = nonzero
+                return repeat
+            flat[key] = 0
+        order = np.argsort(key, kind="stable")
+        sorted_key = key[order]
+        starts = np.flatnonzero(np.r_[True, sorted_key[1:] != sorted_key[:-1]])
+        lengths = np.diff(np.r_[starts, key.shape[0]])
+        if starts.shape[0] != key.shape[0]:
+            within = np.arange(key.shape[0]) - np.repeat(starts, lengths)
+            repeat[order] += within
+        total = flat[sorted_key[starts]].astype(np.int64) + lengths
+        if total.max() > np.iinfo(self._seen.dtype).max:
+            self._seen = self._seen.astype(np.uint32)
+            flat = self._seen.reshape(-1)
+        flat[sorted_key[starts]] = total
+        self._nonzero = np.count_nonzero(flat)
+        return repeat
+
+    # ------------------------------------------------------------ finishing
+    def check(self, source):
+        """Usage errors of the whole file: empty, unknown or unpaired classifiers.
+
+        Returns
+        -------
+        names : list of str
+            The classifiers, in column order of the output.
+        columns : list of int
+        """
+        _check_not_empty(source, self.n_file_rows)
+        present = [str(v) for v in self._names.values]
+        seen = self._seen[: self.records.n]
+        if self._requested is not None:
+            if len(set(self._requested)) != len(self._requested):
+                raise UsageError(f"--classifiers: names must be unique, got {self._requested}.")
+            for name in self._requested:
+                if name not in present:
+                    raise UsageError(
+                        f"--classifiers: classifier {name!r} does not occur in "
+                        f"{self._options['classifier']}; the classifiers are {sorted(present)}."
+                    )
+            names = list(self._requested)
+        else:
+            names = sorted(self._columns)
+        if len(names) < 2:
+            raise UsageError(
+                f"at least two classifiers are needed, got {names}; pass --classifiers A,B."
+            )
+        columns = [self._columns.index(name) for name in names]
+        seen = seen[:, columns]
+        differs = np.flatnonzero((seen != seen[:, :1]).any(axis=1))
+        if differs.size:
+            r = differs[0]
+            j = int(np.flatnonzero(seen[r] != seen[r, 0])[0])
+            raise UsageError(
+                f"record {self.records.label(r)!r} has {seen[r, j]} rows for classifier "
+                f"{names[j]!r} but {seen[r, 0]} for {names[0]!r}; in the long layout every "
+                "classifier needs the same rows for each record."
+            )
+        return names, columns
+
+    def _slots(self):
+        """Per repeat: the truth and prediction codes of the records' slots."""
+        n = self.records.n
+        return [(t[:n], p[:n]) for t, p in zip(self._truth, self._pred, strict=True)]
+
+    def _label_map(self, columns):
+        """Codes -> compact codes of the labels in use, and those labels."""
+        used = np.zeros(self.labels.n_values + 1, dtype=bool)
+        for truth, pred in self._slots():
+            filled = truth != self._sentinel
+            used[np.minimum(truth[filled], self.labels.n_values)] = True
+            for c in columns:
+                used[np.minimum(pred[filled, c], self.labels.n_values)] = True
+        used = used[:-1]
+        compact = np.full(self.labels.n_values, -1, dtype=np.intp)
+        compact[used] = np.arange(np.count_nonzero(used))
+        return compact, self.labels.values[used]
+
+    def counts(self, names, columns):
+        """The comparison's ComparisonCounts, fed a chunk of records at a time."""
+        import pandas as pd
+
+        slots = self._slots()
+        clustered = len(slots) > 1
+        counts = ComparisonCounts(names, clustered=clustered)
+        compact, values = self._label_map(columns)
+        categories = pd.Index(values)
+        report = {"y_true": self._options["truth"], "groups": self._options["record"]}
+        report.update({name: self._options["prediction"] for name in names})
+        for truth, pred in slots:
+            for start in range(0, truth.shape[0], _CHUNK_RECORDS):
+                t = truth[start : start + _CHUNK_RECORDS]
+                rows = np.flatnonzero(t != self._sentinel)
+                if rows.size == 0:
+                    continue
+                block = pred[start : start + _CHUNK_RECORDS]
+
+                # Categoricals over the labels in use: no per-row hashing.
+                def labels(codes):
+                    return pd.Categorical.from_codes(compact[codes], categories=categories)
+
+                try:
+                    counts.update(
+                        labels(t[rows]),
+                        {
+                            name: labels(block[rows, c])
+                            for name, c in zip(names, columns, strict=True)
+                        },
+                        groups=start + rows if clustered else None,
+                        names=report,
+                    )
+                except ValueError as exc:
+                    raise UsageError(str(exc)) from exc
+        return counts
+
+    def encoded(self, names, columns):
+        """EncodedColumns: rows ordered by record id, then repeat (file order)."""
+        slots = self._slots()
+        by_id = self.records.codes_by_id()
+
+        def record_major(arrays):
+            return np.stack([a[by_id] for a in arrays], axis=1).reshape(-1)
+
+        truth = record_major([t for t, _ in slots])
+        filled = truth != self._sentinel
+        y_true = truth[filled].astype(np.intp)
+        preds = {
+            name: record_major([p[:, c] for _, p in slots])[filled].astype(np.intp)
+            for name, c in zip(names, columns, strict=True)
+        }
+        groups = np.repeat(np.arange(by_id.shape[0]), len(slots))[filled]
+        return EncodedColumns(self.labels, y_true, preds, groups)
+
+
+def _widen(array, old_sentinel, sentinel, dtype):
+    out = array.astype(dtype)
+    out[array == old_sentinel] = sentinel
+    return out
+
+
+def _resized(array, shape, fill):
+    out = np.full(shape, fill, dtype=array.dtype)
+    out[tuple(slice(0, s) for s in array.shape)] = array
+    return out
+
+
+def pivot_long(source, truth, classifier_col, prediction_col, record_col, classifiers=None):
+    """Read a long file batch by batch into a :class:`LongTable`.
+
+    Returns
+    -------
+    table : LongTable
+    names : list of str
+    columns : list of int
+    """
+    options = {
+        "truth": f"--truth column {truth!r}",
+        "classifier": f"--classifier-col {classifier_col!r}",
+        "prediction": f"--prediction-col {prediction_col!r}",
+        "record": f"--record-col {record_col!r}",
+    }
+    table = LongTable(classifiers, options)
+    columns = [truth, classifier_col, prediction_col, record_col]
+    for batch in source.batches(columns, pre_buffer=False):
+        table.add(batch, truth, classifier_col, prediction_col, record_col)
+    names, columns = table.check(source)
+    return table, names, columns
+
+
+def count_long(source, truth, classifier_col, prediction_col, record_col, classifiers=None):
+    """Count a long file in memory of a few bytes per record and classifier.
+
+    A record with several rows per classifier makes the counts clustered.
+
+    Returns
+    -------
+    ComparisonCounts
+    """
+    table, names, columns = pivot_long(
+        source, truth, classifier_col, prediction_col, record_col, classifiers
+    )
+    return table.counts(names, columns)
+
+
+# ---------------------------------------------------------------- scores
+
+
+class _Growing:
+    """A 1-D buffer filled batch by batch: exact size when the rows are known."""
+
+    def __init__(self, dtype, capacity):
+        self.array = np.empty(capacity or 0, dtype=dtype)
+        self.n = 0
+
+    def append(self, values):
+        end = self.n + values.shape[0]
+        if end > self.array.shape[0]:
+            # Geometric growth when the file does not say its number of rows.
+            grown = np.empty(max(end, self.array.shape[0] * 3 // 2), dtype=self.array.dtype)
+            grown[: self.n] = self.array[: self.n]
+            self.array = grown
+        self.array[self.n : end] = values
+        self.n = end
+
+    def widen(self, dtype):
+        if np.dtype(dtype) != self.array.dtype:
+            self.array = self.array.astype(dtype)
+
+    def values(self):
+        return self.array[: self.n]
+
+
+def read_scores(source, truth, names):
+    """Read the true labels (as codes) and score columns (as float64) of a file.
+
+    DeLong's test ranks every score, so the scores are kept: 8 bytes per row
+    and score column, plus the truth's code (a byte for fewer than 255
+    labels); no other copy of the file's rows is made.
+
+    Returns
+    -------
+    codes : ndarray of unsigned int
+        Codes of the true labels (``labels.values[codes]`` are the labels).
+    labels : StreamingLabelEncoder
+    scores : dict of str -> ndarray of float64
+    """
+    import pyarrow as pa
+
+    labels = StreamingLabelEncoder()
+    codes = _Growing(np.uint8, source.num_rows)
+    scores = {name: _Growing(np.float64, source.num_rows) for name in names}
+    for batch in source.batches([truth, *names], pre_buffer=False):
+        batch_codes = _encode(labels, batch.column(truth), f"--truth column {truth!r}")
+        codes.widen(_code_dtype(labels.n_values))
+        codes.append(batch_codes)
+        for name in names:
+            column = _arrow_column(batch.column(name))
+            if column.null_count:
+                raise UsageError(f"column {name!r} has missing values; drop those rows first.")
+            if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
+                raise UsageError(f"--scores: column {name!r} is not numeric.")
+            values = column.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+            if not np.isfinite(values).all():
+                raise UsageError(f"--scores: column {name!r} has NaN or infinite scores.")
+            scores[name].append(values)
+    _check_not_empty(source, codes.n)
+    return codes.values(), labels, {name: buffer.values() for name, buffer in scores.items()}

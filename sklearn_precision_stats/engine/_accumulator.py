@@ -25,19 +25,19 @@ import numpy as np
 
 from ._counts import (
     _MAX_JOINT_CELLS,
-    FN,
-    FP,
     TN,
-    TP,
     AgreementCounts,
-    CategoryCounts,
     EncodedPredictions,
+    _key_features,
     agreement_from_codes,
     agreement_from_joint_table,
+    categories_from_keys,
     category_counts,
     joint_table,
+    pooled_counts_clustered,
 )
 from ._labels import StreamingLabelEncoder
+from ._units import StoredRecords
 
 __all__ = ["ComparisonCounts", "comparison_from_counts"]
 
@@ -380,7 +380,7 @@ class ComparisonCounts:
                 self._both_correct[c, d] += both
                 if c != d:
                     self._both_correct[d, c] += both
-        keys, x = _keyed_category_sums(y, preds, record)
+        keys, x = _keyed_category_sums(y, preds, record, n_records, self._labels.n_values)
         self._key_parts.append((keys, x))
         pending = sum(k.shape[0] for k, _ in self._key_parts)
         # Combine duplicate (record, class) entries once they double the
@@ -543,6 +543,30 @@ class ComparisonCounts:
             agreement = _relabel_agreement(self._agreement, np.argsort(order), n_values)
         return category_counts(agreement), category_counts(agreement.pooled()), present
 
+    def stored_records(self):
+        """The records in the compact form a comparison keeps (labels sorted).
+
+        The nonzero cells of the joint table, or per (record, class) counts
+        of clustered rows; None when only agreement sums are kept (too many
+        classes and classifiers for the table).
+        """
+        if not self._clustered:
+            table = self.joint_table()
+            return None if table is None else StoredRecords.from_table(table)
+        self._compact()
+        keys, x = self._key_parts[0] if self._key_parts else _empty_keys(len(self._names))
+        # Classes and records in sorted order, as compare_* numbers them.
+        rank = np.argsort(self._labels.order)
+        record_order = self._records.order
+        record_rank = np.argsort(record_order)
+        return StoredRecords.from_keys(
+            record_rank[keys >> _CLASS_BITS],
+            rank[keys & ((1 << _CLASS_BITS) - 1)],
+            x,
+            _pad(self._record_rows, [0], self._records.n_values)[record_order],
+            self._labels.n_values,
+        )
+
     def mcnemar_sums(self, a, b):
         """What McNemar's test of classifiers `a` and `b` needs.
 
@@ -639,59 +663,23 @@ def _empty_keys(n_clf):
     return np.empty(0, dtype=np.int64), np.empty((0, n_clf, 3), dtype=np.int64)
 
 
-def _keyed_category_sums(y, preds, record):
-    """Per (record, class) entry: rows of each classifier in TP, FN, FP.
+def _keyed_category_sums(y, preds, record, n_records, n_values):
+    """Per (record, class) key of a chunk: rows of each classifier in TP, FN, FP.
 
     A row touches its true class and every predicted class; each (row,
-    class) pair is counted once. True negatives follow from the record's
-    rows at the end.
+    class) pair is counted once (:func:`._counts._key_features`, linear in
+    the rows, no sort of the keys). True negatives follow from the record's
+    rows at the end. Keys are ``record << _CLASS_BITS | class``, each once.
     """
-    labels = [y, *preds]
-    entries, entry_class = [], []
-    for j, a in enumerate(labels):
-        new = np.ones(a.shape[0], dtype=bool)
-        for m in range(j):
-            new &= a != labels[m]
-        rows = np.flatnonzero(new)
-        entries.append(rows)
-        entry_class.append(a[rows])
-    rows = np.concatenate(entries)
-    cls = np.concatenate(entry_class).astype(np.int64)
-    keys = (record[rows].astype(np.int64) << _CLASS_BITS) | cls
-    truth_is_k = y[rows] == cls
-    index, uniq = _compact_keys(keys, record[rows], cls)
-    n_keys = uniq.shape[0]
-    x = np.empty((n_keys, len(preds), 3), dtype=np.int64)
-    for c, p in enumerate(preds):
-        # TP (0) and FN (1) for rows of class k; FP (2) for the others that
-        # predict k; rows of other classes not predicting k are TN (dropped).
-        category = np.where(truth_is_k, TP, FP) + (p[rows] != cls)
-        keep = category < TN
-        x[:, c] = np.bincount(index[keep] * 3 + category[keep], minlength=n_keys * 3).reshape(
-            n_keys, 3
-        )
-    return uniq, x
-
-
-# (record, class) keys of a chunk are compacted through a dense presence
-# table up to this size, else through a hash table.
-_MAX_DENSE_KEYS = 2**26
-
-
-def _compact_keys(keys, record, cls):
-    """Index of each entry's key among the chunk's distinct keys, and those keys."""
-    if record.size:
-        lo = int(record.min())
-        n_rec = int(record.max()) - lo + 1
-        n_cls = int(cls.max()) + 1
-        if n_rec * n_cls <= _MAX_DENSE_KEYS:
-            dense = cls * n_rec + (record - lo)
-            present = np.bincount(dense, minlength=n_rec * n_cls) > 0
-            index = (np.cumsum(present) - 1)[dense]
-            where = np.flatnonzero(present)
-            uniq = ((where % n_rec + lo).astype(np.int64) << _CLASS_BITS) | (where // n_rec)
-            return index, uniq
-    return _factorize(keys)
+    n_clf = len(preds)
+    rows = np.zeros(n_records)  # only the TP, FN, FP features are kept
+    keys, xs = [], []
+    for _, k, records, features in _key_features(y, preds, record, n_records, n_values, rows):
+        keys.append((records.astype(np.int64) << _CLASS_BITS) | k)
+        xs.append(features[1:].reshape(n_clf, 3, -1).transpose(2, 0, 1).astype(np.int64))
+    if not keys:
+        return _empty_keys(n_clf)
+    return np.concatenate(keys), np.concatenate(xs)
 
 
 def _factorize(keys):
@@ -714,51 +702,16 @@ def _group_sum(keys, x):
 
 def _categories_from_keys(key_record, key_class, x3, record_rows, n_values):
     """CategoryCounts from per (record, class) sums (see ``_keyed_category_sums``)."""
-    n_keys, n_clf = x3.shape[0], x3.shape[1]
-    rows_of_key = record_rows[key_record].astype(float)
-    x = np.empty((n_keys, n_clf, 4))
+    rows = np.asarray(record_rows, dtype=float)
+    x = np.empty((x3.shape[0], x3.shape[1], 4))
     x[..., :TN] = x3
-    x[..., TN] = rows_of_key[:, None] - x3.sum(axis=-1)
-    flat = x.reshape(n_keys, n_clf * 4)
-    rows_sorted = rows_of_key
-    # Class-major order (a chunk's keys already are): a stable sort of
-    # 16-bit class codes is a radix sort.
-    if key_class.size and (np.diff(key_class) < 0).any():
-        small = np.uint16 if n_values <= np.iinfo(np.uint16).max else np.uint32
-        order = np.argsort(key_class.astype(small), kind="stable")
-        key_class = key_class[order]
-        flat = flat[order]
-        rows_sorted = rows_of_key[order]
-    first = np.empty((n_values, n_clf, 4))
-    second = np.empty((n_values, n_clf, n_clf, 4, 4))
-    bounds = np.searchsorted(key_class, np.arange(n_values + 1))
-    for k in range(n_values):
-        seg = flat[bounds[k] : bounds[k + 1]]
-        first[k] = seg.sum(axis=0).reshape(n_clf, 4)
-        second[k] = (seg.T @ seg).reshape(n_clf, 4, n_clf, 4).transpose(0, 2, 1, 3)
-    # Records that do not touch a class: all their rows are true negatives.
-    rows = record_rows.astype(float)
-    touched_rows = np.bincount(key_class, weights=rows_sorted, minlength=n_values)
-    touched_sq = np.bincount(key_class, weights=rows_sorted**2, minlength=n_values)
-    first[..., TN] += (rows.sum() - touched_rows)[:, None]
-    second[..., TN, TN] += (np.dot(rows, rows) - touched_sq)[:, None, None]
-    return CategoryCounts(first, second)
+    x[..., TN] = rows[key_record][:, None] - x3.sum(axis=-1)
+    return categories_from_keys(x, key_class, rows, n_values)
 
 
 def _pooled_clustered(record_rows, record_correct):
     """Accuracy's pseudo-class: every row truly positive, 'predicted' when correct."""
-    rows = record_rows.astype(float)
-    keep = rows > 0
-    rows = rows[keep]
-    correct = record_correct[keep].astype(float)
-    n_clf = correct.shape[1]
-    x = np.zeros((rows.shape[0], n_clf, 4))
-    x[..., TP] = correct
-    x[..., FN] = rows[:, None] - correct
-    flat = x.reshape(rows.shape[0], n_clf * 4)
-    first = flat.sum(axis=0).reshape(1, n_clf, 4)
-    second = (flat.T @ flat).reshape(n_clf, 4, n_clf, 4).transpose(0, 2, 1, 3)[None]
-    return CategoryCounts(first, second)
+    return pooled_counts_clustered(record_rows, record_correct)
 
 
 def comparison_from_counts(
@@ -788,8 +741,9 @@ def comparison_from_counts(
     Returns
     -------
     PairedComparison
-        Its resampling methods (``global_test`` with resampling and
-        ``at_prevalence``) need the records, which counts do not keep.
+        The same as from the arrays, ``global_test`` and ``at_prevalence``
+        included: they resample the counts' joint table (or, for clustered
+        rows, their per-record sums), never the rows.
 
     Examples
     --------
@@ -807,6 +761,7 @@ def comparison_from_counts(
     """
 
     from ..paired._compare import _class_codes, finish_comparison
+    from ..results._paired_comparison import ComparisonData
     from ._roles import get_role
 
     if not isinstance(counts, ComparisonCounts):
@@ -830,20 +785,26 @@ def comparison_from_counts(
             raise ValueError(
                 "labels does not apply to accuracy, which pools every class; pass labels=None."
             )
+        class_codes = np.zeros(1, dtype=np.intp)
         marginal = role.marginal_counts(pooled)
         classes = np.array(["all"], dtype=object)
     else:
         class_codes = _class_codes(values, present, labels)
         marginal = role.marginal_counts(categories.take_classes(class_codes))
         classes = values[class_codes]
+    n_records = counts.n_records if counts.clustered else counts.n_rows
+    data = ComparisonData(
+        values, class_codes, marginal, role, counts.n_rows, n_records, counts.stored_records()
+    )
     return finish_comparison(
         marginal,
         classes,
         names,
         role,
         n_rows=counts.n_rows,
-        n_records=counts.n_records if counts.clustered else counts.n_rows,
+        n_records=n_records,
         confidence_level=confidence_level,
         stacklevel=stacklevel + 1,
         cov_type=cov_type,
+        data=data,
     )

@@ -18,7 +18,7 @@ numbers.
 
 import numpy as np
 
-from ._counts import POOLED_CLASS, TN, pooled_codes, record_class_counts
+from ._counts import POOLED_CLASS, TN
 from ._marginal_model import _residual_products
 
 __all__ = []
@@ -32,8 +32,8 @@ def bias_reduced_meat(counts, data=None):
     counts : MarginalCounts
         The role's sums of the reported classes.
     data : ComparisonData, default=None
-        Codes of the comparison, needed for clustered rows; None (or
-        ``data.record_codes`` None) means one row per record.
+        The comparison's records, needed for clustered rows; None means one
+        row per record.
 
     Returns
     -------
@@ -46,7 +46,7 @@ def bias_reduced_meat(counts, data=None):
     M = T + F
     with np.errstate(divide="ignore", invalid="ignore"):
         P = T / M
-        if data is None or data.record_codes is None:
+        if data is None:
             # Every record has one row: m_ic is 1 wherever s_ic is nonzero.
             S = _residual_products(counts.cross, P[..., :, None], P[..., None, :])
             g = M / (M - 1)
@@ -56,17 +56,13 @@ def bias_reduced_meat(counts, data=None):
 
 def _clustered_meat(data, M, P):
     role = data.role
-    encoded = data.encoded
-    y = encoded.y_true.astype(np.intp)
-    preds = [p.astype(np.intp) for p in encoded.preds]
-    n_values = len(encoded.values)
+    units = data.records.units()
     class_codes = data.class_codes
     if role.pooled:
-        y, preds = pooled_codes(y, preds)
-        n_values, class_codes = 2, np.array([POOLED_CLASS])
-    x, key_class, key_record, rows_per_record = record_class_counts(
-        y, preds, data.record_codes, data.n_records, n_values
-    )
+        units = units.pooled()
+        class_codes = np.array([POOLED_CLASS])
+    x, key_class, key_record = units.x, units.key_class, units.key_unit
+    rows_per_record, n_values = units.unit_rows, units.n_values
     n_classes, n_clf = M.shape
     lookup = np.full(n_values, -1)
     lookup[class_codes] = np.arange(n_classes)

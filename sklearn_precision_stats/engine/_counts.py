@@ -192,6 +192,94 @@ def joint_table(encoded):
     return table.reshape((n_values,) * n_axes)
 
 
+# Rows per block of `integer_joint_table`: each block's labels are read once
+# from memory and stay in cache for the range check, the packing and the
+# bincount.
+_FUSED_BLOCK_ROWS = 2**17
+
+
+def integer_joint_table(arrays):
+    """Joint table of non-negative integer (or bool) labels, in one pass.
+
+    The labels are used as codes, packed ``bits`` bits per axis, with
+    ``bits`` the bit length of the bitwise OR of every label: that OR is the
+    range check (its sign bit flags a negative label), and computed block by
+    block it costs no extra pass over memory, where a minimum and a maximum
+    per array would cost two.
+
+    Parameters
+    ----------
+    arrays : list of ndarray
+        Truth, then each classifier's predictions, of one length.
+
+    Returns
+    -------
+    table : ndarray of int, shape (K,) * len(arrays), or None
+        Records per (truth, pred_1, ..., pred_C) cell with ``K`` the largest
+        label plus one; None when some array is not of integers or bools,
+        a label is negative, or the table would exceed ``_MAX_JOINT_CELLS``
+        cells (the general path encodes those labels).
+    """
+    if not all(isinstance(a, np.ndarray) and a.dtype.kind in "biu" for a in arrays):
+        return None
+    # uint64 labels beyond the int64 range look negative and go the general way.
+    raw = [
+        a.view(np.uint8) if a.dtype.kind == "b" else a.view(np.int64) if a.dtype == np.uint64 else a
+        for a in arrays
+    ]
+    n_axes, n_rows = len(raw), raw[0].shape[0]
+    bits, table = 0, np.zeros(1, dtype=np.intp)
+    code = np.empty(min(_FUSED_BLOCK_ROWS, n_rows), dtype=np.intp)
+    for start in range(0, n_rows, _FUSED_BLOCK_ROWS):
+        parts = [a[start : start + _FUSED_BLOCK_ROWS] for a in raw]
+        seen = 0
+        for part in parts:
+            seen |= int(np.bitwise_or.reduce(part))
+        if seen < 0:
+            return None
+        if seen.bit_length() > bits:
+            old = bits
+            bits = seen.bit_length()
+            if (1 << bits) ** n_axes > min(_MAX_JOINT_CELLS, 4 * _FUSED_BLOCK_ROWS):
+                # A large table: one whole-array pass (or the general path).
+                return _integer_joint_table_whole(raw)
+            grown = np.zeros((1 << bits,) * n_axes, dtype=np.intp)
+            grown[(slice(0, 1 << old),) * n_axes] = table.reshape((1 << old,) * n_axes)
+            table = grown.reshape(-1)
+        out = code[: parts[0].shape[0]]
+        # An intp shift, so narrow labels are widened before they are shifted.
+        np.left_shift(parts[0], np.intp(bits), out=out, casting="unsafe")
+        for j, part in enumerate(parts[1:], start=1):
+            np.bitwise_or(out, part, out=out, casting="unsafe")
+            if j < n_axes - 1:
+                out <<= bits
+        table += np.bincount(out, minlength=table.shape[0])
+    return _trim_table(table.reshape((1 << bits,) * n_axes))
+
+
+def _integer_joint_table_whole(raw):
+    seen = 0
+    for a in raw:
+        seen |= int(np.bitwise_or.reduce(a))
+    if seen < 0:
+        return None
+    size = seen + 1
+    if size**len(raw) > _MAX_JOINT_CELLS:
+        return None
+    encoded = EncodedPredictions(raw[0], raw[1:], np.arange(size), 0)
+    return _trim_table(joint_table(encoded))
+
+
+def _trim_table(table):
+    """The table cut to the largest label present plus one."""
+    present = np.zeros(table.shape[0], dtype=bool)
+    for axis in range(table.ndim):
+        others = tuple(ax for ax in range(table.ndim) if ax != axis)
+        present |= table.sum(axis=others) > 0
+    size = int(np.flatnonzero(present)[-1]) + 1 if present.any() else 1
+    return np.ascontiguousarray(table[(slice(0, size),) * table.ndim])
+
+
 # ---------------------------------------------------------------------------
 # Category counts: one additive statistic for every role
 # ---------------------------------------------------------------------------
@@ -363,55 +451,233 @@ def agreement_from_codes(y, preds, n_values):
     )
 
 
+# ---------------------------------------------------------------------------
+# Clustered rows: sums per (record, class), without sorting the keys
+# ---------------------------------------------------------------------------
+
+# Rows per chunk when the entries are partitioned into buckets.
+_ENTRY_CHUNK_ROWS = 2**17
+# Records per block: a bucket's records span at most this many codes, so its
+# scratch slots stay in cache whatever the order of the rows.
+_RECORD_BLOCK = 2**18
+# Buckets are numbered in 16 bits when possible (NumPy's stable sort of
+# 16-bit integers is a radix sort).
+_MAX_RADIX_BUCKETS = 2**16
+
+
+def _narrow_codes(codes, n_values):
+    """Label codes in the narrowest unsigned type holding ``n_values`` codes."""
+    if n_values <= 2**8:
+        return codes.astype(np.uint8)
+    if n_values <= 2**16:
+        return codes.astype(np.uint16)
+    return codes
+
+
+def _bit_type(n_bits):
+    """The narrowest unsigned type of `n_bits` bits (uint64 words beyond 64)."""
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if n_bits <= 8 * np.dtype(dtype).itemsize:
+            return dtype
+    return np.uint64
+
+
+class _Buckets(NamedTuple):
+    """Entries (row, class the row touches) grouped by (record block, class).
+
+    ``local[i]`` is the entry's record less its block's first record, and
+    ``bits[i]`` flags whether the row's truth (bit 0) and each classifier's
+    prediction (bit ``c + 1``) is the entry's class (in words of 64 bits,
+    ``bits[i, w]``, for more than 63 classifiers). The entries of bucket
+    ``b = block * n_values + class`` are, chunk after chunk of rows,
+    ``starts[:, b]`` to ``starts[:, b + 1]``.
+    """
+
+    local: np.ndarray
+    bits: np.ndarray
+    starts: np.ndarray
+    shift: int
+    n_values: int
+
+    def entries(self, bucket):
+        """Positions of the entries of `bucket`, chunk after chunk."""
+        lo, hi = self.starts[:, bucket], self.starts[:, bucket + 1]
+        lengths = hi - lo
+        total = int(lengths.sum())
+        if not total:
+            return None
+        offsets = np.repeat(lo - np.cumsum(lengths) + lengths, lengths)
+        return offsets + np.arange(total)
+
+
+def _bucket_entries(labels, record_codes, n_records, n_values):
+    """Partition the entries by (record block, class), chunk by chunk.
+
+    A row touches its true class and each predicted class, every class
+    once. Each chunk of rows is sorted by bucket on its own (a radix sort of
+    16-bit bucket numbers), so the work is linear in the rows and its
+    arrays stay in cache; a bucket is then the concatenation of one slice
+    per chunk.
+    """
+    n_rows, n_lab = labels[0].shape[0], len(labels)
+    shift = max(_RECORD_BLOCK.bit_length() - 1, 0)
+    while ((n_records - 1) >> shift) + 1 > max(_MAX_RADIX_BUCKETS // n_values, 1):
+        shift += 1
+    n_blocks = ((max(n_records, 1) - 1) >> shift) + 1
+    n_buckets = n_blocks * n_values
+    code_type = np.uint16 if n_buckets <= _MAX_RADIX_BUCKETS else np.intp
+    bit_type = _bit_type(n_lab)
+    words = (n_lab + 63) // 64
+    bit_shape = () if words == 1 else (words,)
+    local_type = np.int32 if shift < 31 else np.intp
+    capacity = n_rows * n_lab
+    local_out = np.empty(capacity, dtype=local_type)
+    bits_out = np.empty((capacity, *bit_shape), dtype=bit_type)
+    n_chunks = -(-n_rows // _ENTRY_CHUNK_ROWS)
+    starts = np.empty((max(n_chunks, 1), n_buckets + 1), dtype=np.intp)
+    starts[:] = 0
+    mask = (1 << shift) - 1
+    pos = 0
+    for i, s in enumerate(range(0, n_rows, _ENTRY_CHUNK_ROWS)):
+        lab = [a[s : s + _ENTRY_CHUNK_ROWS] for a in labels]
+        record = record_codes[s : s + _ENTRY_CHUNK_ROWS]
+        block = (record >> shift).astype(code_type) if n_blocks > 1 else None
+        local = (record & mask).astype(local_type)
+        codes, locals_, bits = [], [], []
+        for j in range(n_lab):
+            if j == 0:
+                rows, cls = slice(None), lab[0]
+            else:
+                new = lab[j] != lab[0]
+                for m in range(1, j):
+                    new &= lab[j] != lab[m]
+                rows = np.flatnonzero(new)
+                cls = lab[j][rows]
+            flag = np.zeros((cls.shape[0], words), dtype=bit_type)
+            flag[:, j // 64] = 1 << (j % 64)
+            for m in range(j + 1, n_lab):
+                flag[:, m // 64] |= (lab[m][rows] == cls).astype(bit_type) << bit_type(m % 64)
+            flag = flag.reshape((cls.shape[0], *bit_shape))
+            code = cls.astype(code_type)
+            if block is not None:
+                code += block[rows] * code_type(n_values)
+            codes.append(code)
+            locals_.append(local[rows])
+            bits.append(flag)
+        code = np.concatenate(codes)
+        order = np.argsort(code, kind="stable")
+        m_entries = code.shape[0]
+        np.take(np.concatenate(locals_), order, out=local_out[pos : pos + m_entries])
+        np.take(np.concatenate(bits), order, axis=0, out=bits_out[pos : pos + m_entries])
+        starts[i, 1:] = np.cumsum(np.bincount(code, minlength=n_buckets))
+        starts[i] += pos
+        pos += m_entries
+    return _Buckets(local_out[:pos], bits_out[:pos], starts, shift, n_values), n_blocks
+
+
+def _feature_rows(bits, c, n_clf):
+    """The feature row an entry adds one to, for classifier `c`.
+
+    Row ``1 + 3 * c + u`` for the entry's category ``u`` (TP, FN or FP) for
+    ``c``, or ``1 + 3 * n_clf``, a row thrown away, for a TN (the class
+    touched through another label). `bits` as in :class:`_Buckets`.
+    """
+    truth = (bits if bits.ndim == 1 else bits[:, 0]) & 1
+    word = bits if bits.ndim == 1 else bits[:, (c + 1) // 64]
+    said = (word >> word.dtype.type((c + 1) % 64)) & 1
+    category = 3 - 2 * truth.astype(np.intp) - said.astype(np.intp)
+    return np.where(category == TN, 1 + 3 * n_clf, 1 + 3 * c + category)
+
+
+def _feature_lookup(n_clf, bit_type):
+    """Per classifier, :func:`_feature_rows` of every value of 8 or 16 bits."""
+    if np.dtype(bit_type).itemsize > 2:
+        return None
+    bits = np.arange(2 ** (8 * np.dtype(bit_type).itemsize), dtype=np.uint16)
+    dtype = np.uint8 if 2 + 3 * n_clf < 2**8 else np.intp
+    return [_feature_rows(bits, c, n_clf).astype(dtype) for c in range(n_clf)]
+
+
+def _key_features(y, preds, record_codes, n_records, n_values, rows_per_record):
+    """Features of every touched (record, class) key, block by block.
+
+    The entries are partitioned by (record block, class)
+    (:func:`_bucket_entries`). Within a bucket, the entries of one record
+    are matched through a scratch array over the block's records: each
+    entry writes its position there and reads back the position of the
+    record's last writer, its representative; the array is never cleared,
+    since only slots just written are read. No (record, class) key is
+    sorted, hashed or looked up in a table over records times classes:
+    O(rows) for any order of the rows, with memory in proportion to the rows.
+
+    Yields
+    ------
+    block : slice
+        The block's record codes.
+    k : int
+        The class.
+    key_record : ndarray of intp, shape (n_keys,)
+        The block's records touching ``k``, each once.
+    features : ndarray of float, shape (1 + 3 * n_classifiers, n_keys)
+        Rows of the record, then its rows in TP, FN and FP for ``k`` per
+        classifier.
+    """
+    labels = [_narrow_codes(a, n_values) for a in (y, *preds)]
+    n_clf = len(preds)
+    buckets, n_blocks = _bucket_entries(labels, record_codes, n_records, n_values)
+    lookup = _feature_lookup(n_clf, buckets.bits.dtype)
+    n_features = 1 + 3 * n_clf
+    block_size = 1 << buckets.shift
+    scratch = np.empty(min(block_size, max(n_records, 1)), dtype=np.intp)
+    position, ones, index = np.arange(0), np.ones(0), np.empty(0, dtype=np.intp)
+    # Buckets in order: block by block, class by class within a block.
+    filled = np.flatnonzero(np.diff(buckets.starts, axis=1).sum(axis=0))
+    for bucket in filled.tolist():
+        block, k = divmod(bucket, n_values)
+        block_start = block * block_size
+        records = slice(block_start, min(block_start + block_size, n_records))
+        block_rows = rows_per_record[records]
+        entries = buckets.entries(bucket)
+        local = buckets.local[entries]
+        bits = buckets.bits[entries]
+        n_entries = local.shape[0]
+        if position.shape[0] < n_entries:
+            position = np.arange(2 * n_entries)
+            ones = np.ones(2 * n_entries * n_clf)
+            index = np.empty(2 * n_entries * n_clf, dtype=np.intp)
+        here = position[:n_entries]
+        scratch[local] = here
+        representative = scratch[local]
+        first = representative == here
+        key = np.cumsum(first)
+        key -= 1
+        key = key[representative]
+        key_local = local[first]
+        n_keys = key_local.shape[0]
+        # One bincount for every classifier, into the flat index
+        # feature row * n_keys + key; row 0 (the record's rows) is
+        # filled afterwards, and one extra row takes the TN entries.
+        flat = index[: n_clf * n_entries].reshape(n_clf, n_entries)
+        for c in range(n_clf):
+            rows = lookup[c][bits] if lookup is not None else _feature_rows(bits, c, n_clf)
+            np.multiply(rows, n_keys, out=flat[c], dtype=np.intp)
+            flat[c] += key
+        features = np.bincount(
+            flat.reshape(-1),
+            weights=ones[: n_clf * n_entries],
+            minlength=(n_features + 1) * n_keys,
+        )[: n_features * n_keys].reshape(n_features, n_keys)
+        np.take(block_rows, key_local, out=features[0])
+        yield records, k, block_start + key_local.astype(np.intp), features
+
+
 def record_class_counts(y, preds, record_codes, n_records, n_values):
     """Rows of each category per touched (record, class) key.
 
     A record touches class ``k`` when one of its rows has truth or a
     prediction ``k``. Records that do not touch ``k`` have all their rows
-    true negatives for it.
-
-    Returns
-    -------
-    x : ndarray of shape (n_keys, n_classifiers, 4)
-        Rows of the key's record in each category (TP, FN, FP, TN) for the
-        key's class, per classifier.
-    key_class, key_record : ndarray of int, shape (n_keys,)
-        The keys, sorted by class.
-    rows_per_record : ndarray of shape (n_records,)
-    """
-    n_clf = len(preds)
-    labels = [y, *preds]
-    rows_per_record = np.bincount(record_codes, minlength=n_records).astype(float)
-    # One entry per (row, class the row touches), each class once per row.
-    entries, entry_class = [], []
-    for j, a in enumerate(labels):
-        new = np.ones(a.shape[0], dtype=bool)
-        for m in range(j):
-            new &= a != labels[m]
-        rows = np.flatnonzero(new) if j else np.arange(a.shape[0])
-        entries.append(rows)
-        entry_class.append(a[rows])
-    rows = np.concatenate(entries)
-    cls = np.concatenate(entry_class).astype(np.int64)
-    key_index, key_record, key_class = _class_major_keys(cls, record_codes[rows], n_records)
-    n_keys = key_record.shape[0]
-    truth_is_k = y[rows] == cls
-    x = np.empty((n_keys, n_clf, 4))
-    for c, p in enumerate(preds):
-        category = np.where(truth_is_k, TP, FP) + (p[rows] != cls)  # TP->FN, FP->TN
-        x[:, c] = np.bincount(key_index * 4 + category, minlength=n_keys * 4).reshape(n_keys, 4)
-    x[..., TN] = rows_per_record[key_record][:, None] - x[..., :TN].sum(axis=-1)
-    return x, key_class, key_record, rows_per_record
-
-
-def category_counts_clustered(y, preds, record_codes, n_records, n_values):
-    """Category counts when records contribute several rows.
-
-    For every touched (record, class) key the rows of each category are
-    summed (:func:`record_class_counts`), and the products are summed per
-    class. Records that do not touch ``k`` are all true negatives for it,
-    which only adds to the (TN, TN) sums, through ``sum_i rows_i^2``.
-    O(C^2 rows).
+    true negatives for it. O(rows) for any order of the rows: no sort of
+    the keys (see :func:`_key_features`).
 
     Parameters
     ----------
@@ -422,50 +688,241 @@ def category_counts_clustered(y, preds, record_codes, n_records, n_values):
     record_codes : ndarray of intp, shape (n_rows,)
         Record code ``0..n_records - 1`` of each row.
     n_records, n_values : int
+
+    Returns
+    -------
+    x : ndarray of shape (n_keys, n_classifiers, 4)
+        Rows of the key's record in each category (TP, FN, FP, TN) for the
+        key's class, per classifier.
+    key_class, key_record : ndarray of intp, shape (n_keys,)
+        The keys, each touched (record, class) pair once, grouped by blocks
+        of record codes and by class within a block: not sorted by class.
+    rows_per_record : ndarray of float, shape (n_records,)
     """
     n_clf = len(preds)
-    x, key_class, key_record, rows_per_record = record_class_counts(
-        y, preds, record_codes, n_records, n_values
+    rows_per_record = np.bincount(record_codes, minlength=n_records).astype(float)
+    xs, key_class, key_record = [], [], []
+    for _, k, records, features in _key_features(
+        y, preds, record_codes, n_records, n_values, rows_per_record
+    ):
+        counts = features[1:].reshape(n_clf, 3, -1).transpose(2, 0, 1)
+        x = np.empty((records.shape[0], n_clf, 4))
+        x[..., :TN] = counts
+        x[..., TN] = features[0][:, None] - counts.sum(axis=-1)
+        xs.append(x)
+        key_record.append(records)
+        key_class.append(np.full(records.shape[0], k, dtype=np.intp))
+    if not xs:
+        empty = np.empty(0, dtype=np.intp)
+        return np.empty((0, n_clf, 4)), empty, empty, rows_per_record
+    x, key_class, key_record = (np.concatenate(a) for a in (xs, key_class, key_record))
+    return x, key_class, key_record, rows_per_record
+
+
+def _key_feature_map(n_clf):
+    """Categories from a key's features (rows, then TP, FN, FP per classifier).
+
+    A matrix of shape ``(4 * n_clf, 1 + 3 * n_clf)``: TN is the rows less
+    the other three.
+    """
+    amap = np.zeros((n_clf, 4, 1 + 3 * n_clf))
+    for c in range(n_clf):
+        for u in (TP, FN, FP):
+            amap[c, u, 1 + 3 * c + u] = 1
+            amap[c, TN, 1 + 3 * c + u] = -1
+        amap[c, TN, 0] = 1
+    return amap.reshape(4 * n_clf, -1)
+
+
+def _categories_from_moments(sums, gram, amap, n_clf):
+    """Category counts from the sums and Gram matrices of linear features.
+
+    `amap` maps the features to the categories (``(c, u)`` flattened), so
+    the categories' sums are ``amap @ sums`` and their cross sums
+    ``amap @ gram @ amap.T``. Every value is an integer, so this is exact.
+    """
+    first = (sums @ amap.T).reshape(sums.shape[:-1] + (n_clf, 4))
+    second = np.einsum("iu,...uv,jv->...ij", amap, gram, amap)
+    second = second.reshape(gram.shape[:-2] + (n_clf, 4, n_clf, 4))
+    return CategoryCounts(first, np.moveaxis(second, -2, -3))
+
+
+def _with_untouched(sums, gram, rows_per_record):
+    """Add the records that touch no key of a class: features (rows, 0, ..., 0)."""
+    rows = np.asarray(rows_per_record, dtype=float)
+    sums[:, 0] = rows.sum()
+    gram[:, 0, 0] = np.dot(rows, rows)
+    return sums, gram
+
+
+def clustered_statistics(y, preds, record_codes, n_records, n_values):
+    """Category counts of every class and of accuracy when records repeat.
+
+    For every touched (record, class) key the rows of each category are
+    summed (:func:`_key_features`), and the products are summed per class.
+    Records that do not touch ``k`` are all true negatives for it, which
+    only adds to the (TN, TN) sums, through ``sum_i rows_i^2``. Accuracy's
+    pseudo-class needs each record's correct rows, the sum of its keys' TP
+    (:func:`pooled_counts_clustered`). One pass, O(C^2 rows) for any order
+    of the rows.
+
+    Parameters
+    ----------
+    y : ndarray of intp, shape (n_rows,)
+        True label codes ``0..n_values - 1``.
+    preds : list of ndarray of intp
+        Prediction codes of each classifier.
+    record_codes : ndarray of intp, shape (n_rows,)
+        Record code ``0..n_records - 1`` of each row.
+    n_records, n_values : int
+
+    Returns
+    -------
+    categories : CategoryCounts
+        Per class (all ``n_values`` codes).
+    pooled : CategoryCounts
+        The one pseudo-class of accuracy.
+    """
+    n_clf = len(preds)
+    rows_per_record = np.bincount(record_codes, minlength=n_records).astype(float)
+    n_features = 1 + 3 * n_clf
+    sums = np.zeros((n_values, n_features))
+    gram = np.zeros((n_values, n_features, n_features))
+    pooled_sums = np.zeros(1 + n_clf)
+    pooled_gram = np.zeros((1 + n_clf, 1 + n_clf))
+    current, correct = None, None
+
+    def add_block():
+        # Accuracy's features of the block's records: rows, correct rows.
+        pooled = np.vstack([rows_per_record[current], correct])
+        pooled_sums[:] += pooled.sum(axis=1)
+        pooled_gram[:] += pooled @ pooled.T
+
+    for block, k, records, features in _key_features(
+        y, preds, record_codes, n_records, n_values, rows_per_record
+    ):
+        if block != current:
+            if current is not None:
+                add_block()
+            current = block
+            correct = np.zeros((n_clf, block.stop - block.start))
+        sums[k] += features.sum(axis=1)
+        gram[k] += features @ features.T
+        # Each correct row is a TP of its true class; a record is one key
+        # of the class, so the update has no duplicate index.
+        local = records - block.start
+        for c, row in enumerate(correct):
+            row[local] += features[1 + 3 * c]
+    if current is not None:
+        add_block()
+    sums, gram = _with_untouched(sums, gram, rows_per_record)
+    categories = _categories_from_moments(sums, gram, _key_feature_map(n_clf), n_clf)
+    return categories, _pooled_from_moments(pooled_sums, pooled_gram, n_clf)
+
+
+def category_counts_clustered(y, preds, record_codes, n_records, n_values):
+    """Category counts when records contribute several rows.
+
+    The first half of :func:`clustered_statistics`, which documents the
+    parameters.
+    """
+    return clustered_statistics(y, preds, record_codes, n_records, n_values)[0]
+
+
+# Keys per block in :func:`categories_from_keys`.
+_KEY_BLOCK = 2**16
+
+
+def categories_from_keys(x, key_class, rows_per_record, n_values):
+    """Category counts from per (record, class) rows, keys in any order.
+
+    With the keys of :func:`record_class_counts` (each touched (record,
+    class) pair once) this gives the counts of
+    :func:`category_counts_clustered` without another pass over the rows.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_keys, n_classifiers, 4)
+        Rows of the key's record in TP, FN, FP, TN for the key's class.
+    key_class : ndarray of int, shape (n_keys,)
+    rows_per_record : ndarray of shape (n_records,)
+        Rows of every record (those touching no class included).
+    n_values : int
+
+    Returns
+    -------
+    CategoryCounts
+    """
+    n_keys, n_clf = x.shape[0], x.shape[1]
+    n_features = 1 + 3 * n_clf
+    sums = np.zeros((n_values, n_features))
+    gram = np.zeros((n_values, n_features, n_features))
+    key_class = np.asarray(key_class)
+    for start in range(0, n_keys, _KEY_BLOCK):
+        part = x[start : start + _KEY_BLOCK]
+        classes = key_class[start : start + _KEY_BLOCK]
+        order = np.argsort(_narrow_codes(classes, n_values), kind="stable")
+        part = part[order]
+        features = np.empty((n_features, part.shape[0]))
+        features[0] = part[:, 0].sum(axis=-1)
+        features[1:] = part[..., :TN].reshape(part.shape[0], -1).T
+        bounds = np.cumsum(np.bincount(classes, minlength=n_values))
+        for k in np.flatnonzero(np.bincount(classes, minlength=n_values)).tolist():
+            f = features[:, (bounds[k - 1] if k else 0) : bounds[k]]
+            sums[k] += f.sum(axis=1)
+            gram[k] += f @ f.T
+    sums, gram = _with_untouched(sums, gram, rows_per_record)
+    return _categories_from_moments(sums, gram, _key_feature_map(n_clf), n_clf)
+
+
+def _pooled_from_moments(sums, gram, n_clf):
+    amap = np.zeros((n_clf, 4, 1 + n_clf))
+    for c in range(n_clf):
+        amap[c, TP, 1 + c] = 1
+        amap[c, FN, 1 + c] = -1
+        amap[c, FN, 0] = 1
+    return _categories_from_moments(sums[None], gram[None], amap.reshape(4 * n_clf, -1), n_clf)
+
+
+def pooled_counts_clustered(rows_per_record, record_correct):
+    """Accuracy's pseudo-class from each record's rows and correct rows.
+
+    Every row is truly of the pseudo-class and "predicted" as it when the
+    classifier is right, so a record's TP are its correct rows and its FN
+    the others (the reduction of :meth:`AgreementCounts.pooled`).
+
+    Parameters
+    ----------
+    rows_per_record : ndarray of shape (n_records,)
+    record_correct : ndarray of shape (n_records, n_classifiers)
+
+    Returns
+    -------
+    CategoryCounts
+        With one class.
+    """
+    correct = np.asarray(record_correct, dtype=float)
+    features = np.empty((1 + correct.shape[1], correct.shape[0]))
+    features[0] = rows_per_record
+    features[1:] = correct.T
+    return _pooled_from_moments(features.sum(axis=1), features @ features.T, correct.shape[1])
+
+
+def pooled_counts_from_keys(x, key_record, rows_per_record):
+    """Accuracy's pseudo-class from the keys of :func:`record_class_counts`.
+
+    A record's correct rows are the TP of its keys (each correct row is a
+    TP of its true class).
+    """
+    rows = np.asarray(rows_per_record, dtype=float)
+    correct = np.stack(
+        [
+            np.bincount(key_record, weights=x[:, c, TP], minlength=rows.shape[0])
+            for c in range(x.shape[1])
+        ],
+        axis=-1,
     )
-    n_keys = key_record.shape[0]
-    first = np.empty((n_values, n_clf, 4))
-    second = np.empty((n_values, n_clf, n_clf, 4, 4))
-    # key_class is sorted (class-major keys), so each class is one slice.
-    bounds = np.searchsorted(key_class, np.arange(n_values + 1))
-    flat = x.reshape(n_keys, n_clf * 4)
-    for k in range(n_values):
-        seg = flat[bounds[k] : bounds[k + 1]]
-        first[k] = seg.sum(axis=0).reshape(n_clf, 4)
-        second[k] = (seg.T @ seg).reshape(n_clf, 4, n_clf, 4).transpose(0, 2, 1, 3)
-    # Records that do not touch a class: all their rows are true negatives.
-    record_rows = rows_per_record[key_record]
-    total_rows = float(record_codes.shape[0])
-    touched_rows = np.bincount(key_class, weights=record_rows, minlength=n_values)
-    touched_sq = np.bincount(key_class, weights=record_rows**2, minlength=n_values)
-    first[..., TN] += (total_rows - touched_rows)[:, None]
-    second[..., TN, TN] += (np.dot(rows_per_record, rows_per_record) - touched_sq)[:, None, None]
-    return CategoryCounts(first, second)
-
-
-# Keys (class, record) are compacted through a dense presence table up to
-# this size; beyond it through a hash table (pandas.factorize), which keeps
-# the cost linear in the rows where sorting the keys would not be.
-_MAX_DENSE_KEYS = 2**27
-
-
-def _class_major_keys(cls, records, n_records):
-    """Index of each entry's (class, record) key, and the keys sorted by class."""
-    keys = cls * n_records + records
-    size = (int(cls.max()) + 1 if cls.size else 1) * n_records
-    if size <= _MAX_DENSE_KEYS:
-        present = np.bincount(keys, minlength=size) > 0
-        uniq = np.flatnonzero(present)
-        index = (np.cumsum(present) - 1)[keys]
-    else:
-        import pandas as pd
-
-        index, uniq = pd.factorize(keys, sort=True)
-    return index, uniq % n_records, uniq // n_records
+    return pooled_counts_clustered(rows, correct)
 
 
 # The code of accuracy's one pseudo-class in :func:`pooled_codes`.
@@ -530,12 +987,27 @@ def counts_from_joint_table(table, n_classifiers, role):
 
 
 def encode_groups(groups):
-    """Integer record codes and the number of records."""
-    if groups.dtype.kind in "iu" and groups.size:
+    """Integer record codes (in sorted order of the ids) and the number of records.
+
+    Integer ids over a compact range are coded by offset, without sorting:
+    a record's code is its id less the smallest id when every id in the
+    range is used (the common case, e.g. ``np.arange(n) // m`` or a
+    permutation of it), else its rank among the ids present. Other ids are
+    hashed (:func:`pandas.factorize`), and only the distinct ids sorted.
+    The codes are a new array, never `groups` itself.
+    """
+    if groups.dtype.kind in "iub" and groups.size:
         lo, hi = int(groups.min()), int(groups.max())
         if hi - lo < max(_MAX_DIRECT_RANGE, 2 * groups.shape[0]):
-            present = np.bincount(groups - lo, minlength=hi - lo + 1) > 0
-            lut = np.cumsum(present) - 1
-            return lut[groups - lo], int(present.sum())
-    uniq, inverse = np.unique(groups, return_inverse=True)
-    return inverse.ravel(), uniq.shape[0]
+            codes = label_codes(groups, lo)
+            if np.shares_memory(codes, groups):
+                codes = codes.copy()
+            present = np.bincount(codes, minlength=hi - lo + 1) > 0
+            n_records = int(np.count_nonzero(present))
+            if n_records < present.shape[0]:
+                codes = (np.cumsum(present) - 1)[codes]
+            return codes, n_records
+    import pandas as pd
+
+    codes, uniques = pd.factorize(groups, sort=True)
+    return codes.astype(np.intp, copy=False), len(uniques)

@@ -11,13 +11,21 @@ How each kind of input is encoded (O(n), no sort of the records):
 
 * integers and bools over a compact range: ``label - min`` through a lookup
   table, no hashing at all;
-* other integers, and objects (strings, Python numbers): the hash tables of
-  :func:`pandas.factorize`, pandas' public, compiled hash-based factoriser
-  (scikit-learn and NumPy only offer sorting encoders);
-* fixed-width NumPy strings (``dtype "<U..."``): a vectorised polynomial hash
-  of their characters into buckets, verified exactly against one
-  representative per bucket (a collision falls back to pandas), because
-  turning such arrays into Python objects first costs more than the rest;
+* fixed-width NumPy strings (``dtype "<U..."``): the characters at the
+  positions where the labels differ, read as the digits of one mixed-radix
+  integer (the other positions are checked to be the same in every row),
+  which is a collision-free key: ``"class_0"`` .. ``"class_9"`` cost one
+  pass over the characters. Labels that differ in too many positions for
+  one 64-bit key (e.g. random ids) are hashed into buckets and verified
+  against one representative per bucket (a collision falls back to
+  pandas). Turning such arrays into Python objects first would cost more
+  than the rest;
+* object arrays of a few shared objects (a classifier's
+  ``classes_[indices]``): a small table keyed by the objects' addresses,
+  every row verified against its slot;
+* other integers, and other objects (e.g. one new string per row): the hash
+  tables of :func:`pandas.factorize`, pandas' public, compiled hash-based
+  factoriser (scikit-learn and NumPy only offer sorting encoders);
 * pyarrow arrays and pandas categoricals: their own dictionary codes.
 
 Labels follow scikit-learn's target rules (:func:`sklearn.utils.multiclass.type_of_target`):
@@ -29,6 +37,8 @@ and the fix.
 
 from __future__ import annotations
 
+import ctypes
+import math
 import numbers
 
 import numpy as np
@@ -41,6 +51,18 @@ __all__ = []
 _MAX_DIRECT_RANGE = 2**16
 # Hash buckets of the fixed-width string path.
 _STRING_BUCKETS = 2**16
+# Fixed-width strings whose varying characters allow more combinations than
+# this are hashed into buckets instead of read as one mixed-radix key.
+_MAX_STRING_KEYS = 2**62
+# Rows sampled to find the keys present without counting every row.
+_KEY_SAMPLE = 4096
+# Bytes of fixed-width strings scanned at a time (kept in the cache).
+_SCAN_BYTES = 1 << 20
+# Object arrays with at most this many distinct objects (in a sample) are
+# encoded by object address first.
+_MAX_SHARED_OBJECTS = 4096
+# Rows of object addresses looked up at a time (kept in the cache).
+_OBJECT_ROWS = 2**16
 _INT64_MAX = np.iinfo(np.int64).max
 _INT64_MIN = np.iinfo(np.int64).min
 
@@ -254,9 +276,7 @@ class StreamingLabelEncoder:
                 f"{_describe(name)} has complex values; class labels must be integers or strings."
             )
         if kind == "O":
-            shared = _factorize_shared_objects(arr)
-            if shared is not None:
-                return self._encode_local(*shared, name)
+            return self._encode_objects(arr, name)
         codes, uniques = pd.factorize(arr, use_na_sentinel=True)
         return self._encode_local(codes, uniques, name)
 
@@ -269,6 +289,11 @@ class StreamingLabelEncoder:
                 f"{_describe(name)} has a missing label (NaN or None) at row {row}; every "
                 "row needs a label. Drop or impute the rows with missing labels first."
             )
+        mapping = self._global_codes(uniques, name)
+        return mapping[codes] if codes.size else np.empty(0, dtype=np.intp)
+
+    def _global_codes(self, uniques, name):
+        """Codes of distinct local labels (checked), adding the new ones."""
         uniques = np.asarray(uniques)
         if uniques.dtype.kind == "f":
             self._check_floats(uniques, name)
@@ -285,7 +310,7 @@ class StreamingLabelEncoder:
         mapping = self._add(keys)
         if self._lut is not None and self._kind == "num":
             self._lut = None  # values came in without the table: rebuild lazily
-        return mapping[codes] if codes.size else np.empty(0, dtype=np.intp)
+        return mapping
 
     def _check_objects(self, uniques, name):
         has_str = has_num = False
@@ -448,6 +473,58 @@ class StreamingLabelEncoder:
         if not arr.flags.c_contiguous:
             arr = np.ascontiguousarray(arr)
         chars = arr.view(np.uint32).reshape(n, width)
+        # Class labels share most characters ("class_0" .. "class_9" differ
+        # in one): the characters at the positions that vary, read as the
+        # digits of a mixed-radix number, are a collision-free key of the
+        # label, so no row needs to be checked against a representative.
+        # The varying positions are guessed from a sample of rows, so that
+        # the key is built in the same pass over the rows as the ranges that
+        # confirm (or refute) the guess.
+        sample = chars[:: max(1, n // _KEY_SAMPLE)]
+        sample_lo = sample.min(axis=0)
+        columns, spans = _varying_columns(sample_lo, sample.max(axis=0))
+        if math.prod(spans) > _MAX_STRING_KEYS:
+            columns, spans = [], []
+        # When the guess holds, the columns' true ranges are the sample's
+        # (same spans, and the sample's rows are rows), hence the offset.
+        key = np.empty(n, dtype=np.intp)
+        guess = columns, spans
+        lo, hi = _scan_strings(chars, columns, spans, _key_offset(sample_lo, *guess), key)
+        columns, spans = _varying_columns(lo, hi)
+        n_keys = math.prod(spans)
+        if n_keys > _MAX_STRING_KEYS:
+            return self._encode_strings_by_buckets(arr, chars, name)
+        if (columns, spans) != guess:  # the sample missed a character: again
+            _scan_strings(chars, columns, spans, _key_offset(lo, columns, spans), key)
+
+        def labels_of(keys):
+            rows = np.repeat(lo[np.newaxis, :], keys.shape[0], axis=0)
+            rest = keys.copy()
+            for j, span in zip(columns[::-1], spans[::-1], strict=True):
+                rows[:, j] += (rest % span).astype(np.uint32)
+                rest //= span
+            return rows.view(arr.dtype).ravel()
+
+        if n_keys > max(_MAX_DIRECT_RANGE, n):
+            local, keys = pd.factorize(key)
+            return self._global_codes(labels_of(keys), name)[local]
+        # Keys lie in [0, n_keys): when a sample of rows already holds
+        # every key, all are present without counting the rows.
+        if pd.unique(key[:: max(1, n // _KEY_SAMPLE)]).shape[0] == n_keys:
+            present = np.arange(n_keys)
+        else:
+            present = np.flatnonzero(np.bincount(key, minlength=n_keys))
+        codes = self._global_codes(labels_of(present), name)
+        if present.shape[0] == n_keys and np.array_equal(codes, present):
+            return key  # the key is the code (the usual first chunk)
+        lut = np.empty(n_keys, dtype=np.intp)
+        lut[present] = codes
+        # In place: each row's key is read before its code is written.
+        return np.take(lut, key, out=key, mode="wrap")
+
+    def _encode_strings_by_buckets(self, arr, chars, name):
+        """Fixed-width strings of many varying characters (e.g. record ids)."""
+        n, width = chars.shape
         # A multiplicative hash of the characters (a dot product with odd
         # weights, wrapping mod 2^32): one vectorised pass; exactness comes
         # from the check against each bucket's representative below.
@@ -469,63 +546,161 @@ class StreamingLabelEncoder:
             codes, uniques = pd.factorize(arr.astype(object))
         return self._encode_local(codes, uniques, name)
 
+    def _encode_objects(self, arr, name):
+        codes = self._encode_shared_objects(arr, name)
+        if codes is not None:
+            return codes
+        codes, uniques = pd.factorize(arr, use_na_sentinel=True)
+        return self._encode_local(codes, uniques, name)
 
-# Object arrays with at most this many distinct objects are factorised by
-# object identity first.
-_MAX_SHARED_OBJECTS = 4096
+    def _encode_shared_objects(self, arr, name):
+        """Codes of an object array holding few distinct objects, or None.
 
-
-def _factorize_shared_objects(arr):
-    """Factorise an object array by the identity of its elements, if few.
-
-    Labels held as Python objects are usually a few objects repeated (a
-    classifier's ``classes_[indices]``): hashing their addresses (integers)
-    is several times faster than hashing and comparing the objects, and
-    equal objects at different addresses are merged afterwards through the
-    vocabulary's dict. Returns None when there are too many distinct
-    objects (e.g. one new string per row), for pandas' object hash table.
-    """
-    import ctypes
-
-    n = arr.shape[0]
-    if n == 0 or not arr.flags.c_contiguous:
-        return None
-    # The addresses of the elements, read in place (the array keeps them alive).
-    addresses = np.ctypeslib.as_array((ctypes.c_ssize_t * n).from_address(arr.ctypes.data))
-    sample = addresses[: min(n, 4 * _MAX_SHARED_OBJECTS)]
-    if pd.unique(sample).shape[0] >= _MAX_SHARED_OBJECTS:
-        return None
-    codes = _dense_address_codes(addresses)
-    if codes is None:
-        codes, unique_addresses = pd.factorize(addresses)
-        if unique_addresses.shape[0] > _MAX_SHARED_OBJECTS:
+        Labels held as Python objects are usually a few objects repeated (a
+        classifier's ``classes_[indices]``). The distinct objects of a
+        sample of rows go into a small open-addressing table keyed by their
+        addresses; every row is then looked up by its address and checked
+        against the address stored in its slot, which is exact (one address
+        is one object). Rows whose object is not in the sample go through
+        pandas' hash table. Equal objects at different addresses share a
+        code through the vocabulary's dict. Returns None for arrays of many
+        distinct objects (e.g. one new string per row) and when a label is
+        missing (for the messages of the general path).
+        """
+        n = arr.shape[0]
+        if n == 0 or not arr.flags.c_contiguous:
             return None
-        n_unique = unique_addresses.shape[0]
-    else:
-        n_unique = int(codes.max()) + 1
-    # Any element at an address is that object: whichever write wins is fine.
-    first = np.empty(n_unique, dtype=np.intp)
-    first[codes] = np.arange(n)
-    objects = arr[first]
-    # Equal objects at different addresses share one local code.
-    local, uniques = pd.factorize(objects, use_na_sentinel=True)
-    return local[codes], uniques
+        # The addresses of the elements, read in place (the array keeps them alive).
+        addresses = np.ctypeslib.as_array((ctypes.c_ssize_t * n).from_address(arr.ctypes.data))
+        step = max(1, n // (4 * _MAX_SHARED_OBJECTS))
+        sample_codes, distinct = pd.factorize(addresses[::step])
+        if distinct.shape[0] >= _MAX_SHARED_OBJECTS:
+            return None
+        first = np.empty(distinct.shape[0], dtype=np.intp)
+        first[sample_codes] = np.arange(sample_codes.shape[0]) * step
+        objects = arr[first]
+        if pd.isna(objects).any():
+            return None
+        # Objects in sorted order: local codes are then the global codes of
+        # a new vocabulary (or of one that saw the same labels first).
+        try:
+            order = sorted(range(objects.shape[0]), key=objects.__getitem__)
+        except TypeError:  # unorderable labels: mixed types are reported later
+            order = list(range(objects.shape[0]))
+        objects, distinct = objects[order], distinct[order]
+        table = _address_table(distinct)
+        if table is None:
+            return None
+        shift, mask, size = table
+        slots = (distinct >> shift) & mask
+        slot_address = np.zeros(size, dtype=addresses.dtype)
+        slot_address[slots] = distinct
+        slot_local = np.zeros(size, dtype=np.intp)
+        slot_local[slots] = np.arange(distinct.shape[0])
+        local = np.empty(n, dtype=np.intp)
+        missed = []
+        # Slices that stay in the cache between the passes.
+        rows = min(n, _OBJECT_ROWS)
+        slot, found, hit = np.empty(rows, np.intp), np.empty(rows, np.intp), np.empty(rows, bool)
+        for start in range(0, n, rows):
+            part = addresses[start : start + rows]
+            m = part.shape[0]
+            np.right_shift(part, shift, out=slot[:m])
+            np.bitwise_and(slot[:m], mask, out=slot[:m])
+            np.take(slot_address, slot[:m], out=found[:m], mode="wrap")
+            np.equal(found[:m], part, out=hit[:m])
+            if not hit[:m].all():
+                missed.append(start + np.flatnonzero(~hit[:m]))
+            np.take(slot_local, slot[:m], out=local[start : start + m], mode="wrap")
+        del slot, found, hit
+        uniques = objects
+        if missed:
+            missed = np.concatenate(missed)
+            missed_codes, missed_objects = pd.factorize(arr[missed], use_na_sentinel=True)
+            if missed_codes.min() < 0:
+                return None
+            local[missed] = missed_codes + distinct.shape[0]
+            uniques = np.empty(distinct.shape[0] + missed_objects.shape[0], dtype=object)
+            uniques[: distinct.shape[0]] = objects
+            uniques[distinct.shape[0] :] = missed_objects
+        mapping = self._global_codes(uniques, name)
+        if np.array_equal(mapping, np.arange(mapping.shape[0])):
+            return local
+        return np.take(mapping, local, out=local, mode="wrap")
 
 
-def _dense_address_codes(addresses):
-    """Codes of addresses within a small span, through a lookup table, or None."""
-    lo = int(addresses.min())
-    offset = addresses - lo
-    # Objects are aligned: dividing by the alignment keeps the table small.
-    if not (offset & 15).any():
-        offset >>= 4
-    span = int(offset.max()) + 1
-    if span > _MAX_DIRECT_RANGE * 16:
-        return None
-    seen = np.bincount(offset, minlength=span) > 0
-    if np.count_nonzero(seen) > _MAX_SHARED_OBJECTS:
-        return None
-    return (np.cumsum(seen) - 1)[offset]
+def _address_table(addresses):
+    """``(shift, mask, size)`` of a table where ``(address >> shift) & mask`` is one-to-one.
+
+    Object addresses are aligned (to 16 bytes on 64-bit CPython), so the low
+    bits above the alignment usually tell a few objects apart in a table
+    of twice their number; None if no table of at most 2**16 slots does.
+    """
+    n = addresses.shape[0]
+    for bits in range(max(1, int(n).bit_length() + 1), 17):
+        mask = (1 << bits) - 1
+        for shift in (4, 3, 5, 6, 7, 8, 2, 1, 0, 9, 10, 11, 12):
+            if np.unique((addresses >> shift) & mask).shape[0] == n:
+                return shift, mask, 1 << bits
+    return None
+
+
+def _varying_columns(lo, hi):
+    """Columns whose smallest and largest values differ, and their spans."""
+    columns = np.flatnonzero(lo != hi).tolist()
+    return columns, [int(hi[j]) - int(lo[j]) + 1 for j in columns]
+
+
+def _key_offset(lo, columns, spans):
+    """``sum_j lo[j] * (product of the later spans)`` as an int64 (mod 2**64)."""
+    offset = 0
+    for j, span in zip(columns, spans, strict=True):
+        offset = offset * span + int(lo[j])
+    return np.int64((offset + 2**63) % 2**64 - 2**63)
+
+
+def _scan_strings(chars, columns, spans, offset, key):
+    """Smallest and largest value of each column; `key` from `columns` on the way.
+
+    ``key`` receives ``sum_j chars[:, j] * (product of the later spans)``
+    over `columns`, minus `offset`: with the offset of the columns'
+    minima, ``sum_j (chars[:, j] - lo[j]) * (...)``, which lies in
+    ``[0, product of the spans)``, so the wrap-around int64 arithmetic
+    on the way is exact. The rows are taken in slices of about a megabyte,
+    so the ranges and the key read each slice from the cache after the
+    first pass brings it in. Within a slice, a reduction along the rows of the narrow
+    array is slow in NumPy (one short inner loop per row); blocks of rows
+    laid side by side make the inner loop long.
+    """
+    n, width = chars.shape
+    per_block = max(1, 4096 // width)
+    rows = max(per_block, _SCAN_BYTES // (4 * width) // per_block * per_block)
+    # Running minimum and maximum of each column of a block of rows.
+    block_lo = np.full(per_block * width, np.iinfo(chars.dtype).max, dtype=chars.dtype)
+    block_hi = np.zeros(per_block * width, dtype=chars.dtype)
+    lo, hi = block_lo[:width].copy(), block_hi[:width].copy()
+    for start in range(0, n, rows):
+        part = chars[start : start + rows]
+        m = part.shape[0] - part.shape[0] % per_block
+        if m:
+            blocks = part[:m].reshape(m // per_block, per_block * width)
+            np.minimum(block_lo, blocks.min(axis=0), out=block_lo)
+            np.maximum(block_hi, blocks.max(axis=0), out=block_hi)
+        if m < part.shape[0]:
+            np.minimum(lo, part[m:].min(axis=0), out=lo)
+            np.maximum(hi, part[m:].max(axis=0), out=hi)
+        out = key[start : start + part.shape[0]]
+        if not columns:
+            out[:] = 0
+            continue
+        out[:] = part[:, columns[0]]
+        for j, span in zip(columns[1:], spans[1:], strict=True):
+            out *= span
+            out += part[:, j]
+        out -= offset
+    np.minimum(lo, block_lo.reshape(per_block, width).min(axis=0), out=lo)
+    np.maximum(hi, block_hi.reshape(per_block, width).max(axis=0), out=hi)
+    return lo, hi
 
 
 def _string_weights(width):

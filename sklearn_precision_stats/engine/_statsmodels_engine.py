@@ -76,14 +76,15 @@ def gee_statistics(data, pairwise, omnibus, cov_type="robust"):
     Parameters
     ----------
     data : ComparisonData
+        With ``rows``, the label codes of every row.
     pairwise, omnibus : dict
         Closed-form results; entries that are NaN there (undefined
         statistics) stay NaN, everything else is refitted. Modified in
         place and returned.
     """
-    encoded = data.encoded
+    encoded, record_codes = data.rows
     n_rows = encoded.y_true.shape[0]
-    records = data.record_codes if data.record_codes is not None else np.arange(n_rows)
+    records = record_codes if record_codes is not None else np.arange(n_rows)
     n_clf = len(encoded.preds)
     for k, code in enumerate(data.class_codes):
         for c in range(1, n_clf):

@@ -14,15 +14,25 @@ import numpy as np
 from ..engine._accumulator import ComparisonCounts, comparison_from_counts
 from ..engine._bias_reduced import bias_reduced_meat
 from ..engine._counts import (
+    _MAX_JOINT_CELLS,
+    TN,
+    EncodedPredictions,
     _encode_predictions,
+    agreement_from_codes,
+    agreement_from_joint_table,
+    category_counts,
     encode_groups,
+    integer_joint_table,
+    joint_table,
     label_codes,
+    record_class_counts,
     statistics_from_codes,
 )
 from ..engine._dask import counts_from_dask, is_dask_collection
 from ..engine._diagnostics import diagnose
 from ..engine._marginal_model import omnibus_statistics, pairwise_statistics
 from ..engine._roles import get_role
+from ..engine._units import StoredRecords
 from ..exceptions import UndefinedStatisticWarning
 from ..results._paired_comparison import ComparisonData, PairedComparison
 from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions, validate_params
@@ -482,29 +492,72 @@ def _compare(
     y_true, names, preds = _check_predictions(y_true, y_preds, reference)
     groups = _check_groups(groups, y_true.shape[0])
     data = prepare_comparison(
-        y_true, preds, groups, labels, role, ["y_true", *(f"y_preds[{n!r}]" for n in names)]
+        y_true,
+        preds,
+        groups,
+        labels,
+        role,
+        ["y_true", *(f"y_preds[{n!r}]" for n in names)],
+        keep_rows=engine == "statsmodels",
     )
     return comparison_from_data(data, names, confidence_level, engine, stacklevel, cov_type)
 
 
-def prepare_comparison(y_true, preds, groups, labels, role, names=None):
+def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_rows=False):
     """Encode validated inputs and compute the role's sufficient statistics.
+
+    With one row per record the joint (truth, predictions) table is the
+    whole statistic: non-negative integer labels are counted straight into
+    it (:func:`integer_joint_table`), other labels are encoded first. The
+    comparison keeps the table's nonzero cells (or, with clustered rows,
+    per (record, class) counts) for its resampling methods, never the rows.
+
+    Parameters
+    ----------
+    keep_rows : bool, default=False
+        Also keep the rows' label codes (``ComparisonData.rows``), which the
+        statsmodels engine refits on.
 
     Returns
     -------
     ComparisonData
     """
-    encoded = _encode_predictions(y_true, preds, names)
-    if groups is None:
-        record_codes, n_records = None, y_true.shape[0]
+    n_clf = len(preds)
+    n_rows = y_true.shape[0]
+    table = None
+    if groups is None and not keep_rows:
+        table = integer_joint_table([y_true, *preds])
+    if table is not None:
+        dtype = np.result_type(*[a.dtype for a in (y_true, *preds)])
+        values = np.arange(table.shape[0]).astype(dtype)
+        codes = None
     else:
-        record_codes, n_records = encode_groups(groups)
-    off = encoded.offset
-    y = label_codes(encoded.y_true, off)
-    codes = [label_codes(p, off) for p in encoded.preds]
-    categories, pooled, present = statistics_from_codes(
-        y, codes, len(encoded.values), record_codes, n_records
-    )
+        encoded = _encode_predictions(y_true, preds, names)
+        values = encoded.values
+        y = label_codes(encoded.y_true, encoded.offset)
+        codes = [label_codes(p, encoded.offset) for p in encoded.preds]
+    n_values = len(values)
+    record_codes, n_records = (None, n_rows) if groups is None else encode_groups(groups)
+    clustered = n_records < n_rows
+    if clustered:
+        categories, pooled, present = statistics_from_codes(
+            y, codes, n_values, record_codes, n_records
+        )
+        x, key_class, key_record, record_rows = record_class_counts(
+            y, codes, record_codes, n_records, n_values
+        )
+        records = StoredRecords.from_keys(key_record, key_class, x, record_rows, n_values)
+    else:
+        if table is None and n_values ** (n_clf + 1) <= _MAX_JOINT_CELLS:
+            table = joint_table(EncodedPredictions(y, codes, values, 0))
+        if table is not None:
+            agreement = agreement_from_joint_table(table, n_clf)
+            records = StoredRecords.from_table(table)
+        else:
+            agreement = agreement_from_codes(y, codes, n_values)
+            records = StoredRecords.from_codes(y, codes, n_values)
+        categories, pooled = category_counts(agreement), category_counts(agreement.pooled())
+        present = categories.first[..., :TN].sum(axis=(-2, -1)) > 0
     if role.pooled:
         if labels is not None:
             raise ValueError(
@@ -513,19 +566,12 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None):
         class_codes = np.zeros(1, dtype=np.intp)
         counts = role.marginal_counts(pooled)
     else:
-        class_codes = _class_codes(encoded.values, present, labels)
+        class_codes = _class_codes(values, present, labels)
         counts = role.marginal_counts(categories.take_classes(class_codes))
-    # The comparison keeps its own read-only copy of the codes (resampling
-    # methods use them), never the caller's arrays.
-    n_values = len(encoded.values)
-    encoded = encoded._replace(
-        y_true=_frozen_codes(y, n_values),
-        preds=[_frozen_codes(c, n_values) for c in codes],
-        offset=0,
-    )
-    if record_codes is not None:
-        record_codes = _frozen_codes(record_codes, n_records)
-    return ComparisonData(encoded, record_codes, n_records, class_codes, counts, role)
+    rows = None
+    if keep_rows:
+        rows = EncodedPredictions(y, codes, values, 0), record_codes
+    return ComparisonData(values, class_codes, counts, role, n_rows, n_records, records, rows)
 
 
 def comparison_from_data(
@@ -533,16 +579,13 @@ def comparison_from_data(
 ):
     """Run the engine on prepared data and wrap the result."""
     role = data.role
-    if role.pooled:
-        classes = np.array(["all"], dtype=object)
-    else:
-        classes = data.encoded.values[data.class_codes]
+    classes = np.array(["all"], dtype=object) if role.pooled else data.values[data.class_codes]
     return finish_comparison(
         data.counts,
         classes,
         names,
         role,
-        n_rows=data.encoded.y_true.shape[0],
+        n_rows=data.n_rows,
         n_records=data.n_records,
         confidence_level=confidence_level,
         engine=engine,
@@ -568,19 +611,20 @@ def finish_comparison(
 ):
     """Statistics, warnings and the result, from a role's sums.
 
-    Shared by the comparison of arrays and of counts (which have no
-    `data`: their results cannot resample, and their bias-reduced
-    covariance needs one row per record).
+    Shared by the comparison of arrays and of counts. `data` (a
+    ComparisonData) carries the records the resampling methods and the
+    clustered bias-reduced covariance need; its rows, if any, are for the
+    statsmodels engine and are not kept in the result.
     """
     clustered = n_records < n_rows
     meat = None
     if cov_type == "bias_reduced":
-        if data is None and clustered:
+        if clustered and (data is None or data.records is None):
             raise ValueError(
-                "cov_type='bias_reduced' with clustered rows needs each record's rows, "
-                "which counts do not keep; pass the arrays (and groups) instead."
+                "cov_type='bias_reduced' with clustered rows needs each record's counts, "
+                "which these counts do not keep; pass the arrays (and groups) instead."
             )
-        meat = bias_reduced_meat(counts, data)
+        meat = bias_reduced_meat(counts, data if clustered else None)
     pairwise = pairwise_statistics(counts, meat, clustered=clustered)
     omnibus = omnibus_statistics(counts, meat)
     if engine == "statsmodels":
@@ -606,7 +650,7 @@ def finish_comparison(
         n_rows=n_rows,
         n_records=n_records,
         cov_type=cov_type,
-        data=data,
+        data=None if data is None else data._replace(rows=None),
     )
 
 
@@ -648,13 +692,6 @@ def _few_clusters(pairwise, omnibus, n_clusters, n_rows, n_classifiers):
             )
         )
     return messages
-
-
-def _frozen_codes(codes, n_values):
-    """A read-only copy of `codes` (all below `n_values`) in the smallest integer type."""
-    out = codes.astype(np.min_scalar_type(max(n_values - 1, 0)), copy=True)
-    out.flags.writeable = False
-    return out
 
 
 def _class_codes(values, present, labels):

@@ -206,7 +206,8 @@ def _plot_simplex(result, ax, names, max_points=5000):
     ax.set_aspect("equal")
     ax.axis("off")
     ax.set_title(
-        f"Bayesian signed-rank test, {result.n_datasets} data sets, rope = {result.rope:g}",
+        f"{getattr(result, '_plot_method', 'Bayesian signed-rank test')}, "
+        f"{result.n_datasets} data sets, rope = {result.rope:g}",
         fontsize=10,
     )
     return ax
@@ -223,7 +224,8 @@ def plot_posterior(
     For :func:`~sklearn_precision_stats.bayesian.bayesian_correlated_ttest`,
     the Student density of the mean difference, shaded by region, with the
     rope's edges dashed. For
-    :func:`~sklearn_precision_stats.bayesian.bayesian_signed_rank_test`, the
+    :func:`~sklearn_precision_stats.bayesian.bayesian_signed_rank_test` and
+    :func:`~sklearn_precision_stats.bayesian.bayesian_hierarchical_test`, the
     posterior draws of ``(theta_left, theta_rope, theta_right)`` in the
     probability simplex (a triangle whose corners are the three regions),
     coloured by the region with the largest ``theta``; the dashed lines
@@ -231,7 +233,7 @@ def plot_posterior(
 
     Parameters
     ----------
-    result : BayesianCorrelatedTTestResult or BayesianSignedRankResult
+    result : BayesianCorrelatedTTestResult, BayesianSignedRankResult or BayesianHierarchicalResult
         The result to plot.
     ax : matplotlib.axes.Axes, default=None
         Axes to draw on; a new figure when None.
@@ -269,6 +271,6 @@ def plot_posterior(
     if hasattr(result, "posterior") and hasattr(result, "p_rope"):
         return _plot_student(result, _get_ax(ax, (6.5, 4.0)), names)
     raise ValueError(
-        "result must come from bayesian_correlated_ttest or "
-        f"bayesian_signed_rank_test, got {type(result).__name__}."
+        "result must come from bayesian_correlated_ttest, bayesian_signed_rank_test "
+        f"or bayesian_hierarchical_test, got {type(result).__name__}."
     )

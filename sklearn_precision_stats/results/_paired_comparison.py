@@ -12,30 +12,35 @@ __all__ = ["PairedComparison"]
 
 
 class ComparisonData(NamedTuple):
-    """What a comparison was computed from, kept for resampling methods.
-
-    Every array is the comparison's own read-only copy.
+    """What a comparison was computed from, kept for its resampling methods.
 
     Attributes
     ----------
-    encoded : EncodedPredictions
-        Truth and predictions as integer codes (reference first).
-    record_codes : ndarray of int or None
-        Record id code of each row; None when each row is its own record.
-    n_records : int
+    values : ndarray
+        The labels of the class codes ``0..len(values) - 1``.
     class_codes : ndarray of int
-        Codes (indices into ``encoded.values``) of the reported classes.
+        Codes of the reported classes.
     counts : MarginalCounts
         The role's sufficient statistics of the reported classes.
     role : Role
+    n_rows, n_records : int
+    records : StoredRecords or None
+        The records in compact, read-only form (the nonzero cells of the
+        joint table, or per (record, class) counts of clustered rows); None
+        when they were not kept.
+    rows : tuple or None
+        ``(EncodedPredictions, record_codes)`` of every row, only while the
+        statsmodels engine refits; never kept in a result.
     """
 
-    encoded: object
-    record_codes: object
-    n_records: int
+    values: np.ndarray
     class_codes: np.ndarray
     counts: object
     role: object
+    n_rows: int
+    n_records: int
+    records: object = None
+    rows: object = None
 
 
 def _read_only(array):

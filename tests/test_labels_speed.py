@@ -1,0 +1,172 @@
+"""The fast label-encoding paths: exact against numpy.unique, and taken.
+
+Fixed-width strings are read as a mixed-radix key of the characters that
+vary; object arrays of a few shared objects go through a table of their
+addresses. Each test compares codes and values with :func:`numpy.unique`
+(an independent, sorting encoder) and, where it matters, checks that the
+slow per-object path is not used.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sklearn_precision_stats.engine import _labels
+from sklearn_precision_stats.engine._labels import (
+    StreamingLabelEncoder,
+    encode_labels,
+    encode_sorted,
+)
+
+
+def _check(arrays):
+    codes, values = encode_sorted(*arrays)
+    expected, inverse = np.unique(
+        np.concatenate([np.asarray(a) for a in arrays]), return_inverse=True
+    )
+    np.testing.assert_array_equal(values, expected)
+    np.testing.assert_array_equal(np.concatenate(codes), inverse.ravel())
+    for code in codes:
+        assert code.dtype == np.intp
+    return codes, values
+
+
+def _no_object_factorize(monkeypatch):
+    """Fail when pandas factorises more than a sample of rows."""
+    real = pd.factorize
+
+    def guarded(values, *args, **kwargs):
+        assert np.shape(values)[0] <= 5 * _labels._MAX_SHARED_OBJECTS, "row-wise factorize"
+        return real(values, *args, **kwargs)
+
+    monkeypatch.setattr(_labels.pd, "factorize", guarded)
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        [f"class_{k}" for k in range(10)],
+        [f"class_{k}" for k in range(12)],  # "class_1" and "class_10": a trailing NUL varies
+        ["cat", "dog", "bird", "émeu", "", "a much longer class name"],
+        ["setosa", "versicolor", "virginica"],
+        ["b", "a"],
+        ["same"],
+        ["\U0001f600x", "\U0001f600y", "z"],  # characters beyond the BMP
+    ],
+)
+def test_fixed_width_strings_match_numpy_unique(names, monkeypatch):
+    _no_object_factorize(monkeypatch)
+    rng = np.random.default_rng(0)
+    labels = np.array(names)
+    arrays = [labels[rng.integers(0, len(names), 5000)] for _ in range(3)]
+    _check(arrays)
+
+
+def test_many_varying_characters_use_a_hash_table():
+    # 26**6 possible keys, more than rows: pandas' hash table on the keys.
+    rng = np.random.default_rng(1)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    words = np.array(["".join(w) for w in letters[rng.integers(0, 26, (300, 6))]])
+    _check([words[rng.integers(0, 300, 2000)], words[rng.integers(0, 300, 2000)]])
+
+
+def test_keys_that_wrap_around_on_the_way_are_exact():
+    # Spans 2 * (2**20)**3 ~ 2**61: the partial sums of the raw characters
+    # overflow int64 before the offset brings the key back into range.
+    import itertools
+
+    top = chr(0x10FFFF)
+    labels = np.array(
+        [
+            first + "".join(rest)
+            for first in (chr(0x10FFFE), top)
+            for rest in itertools.product(("a", top), repeat=3)
+        ]
+    )
+    rng = np.random.default_rng(5)
+    _check([labels[rng.integers(0, 16, 3000)], labels[rng.integers(0, 16, 3000)]])
+
+
+def test_big_endian_strings():
+    labels = np.array(["ab", "b", "ca"]).astype(">U2")
+    rng = np.random.default_rng(6)
+    (code,), values = _check([labels[rng.integers(0, 3, 1000)]])
+    assert values.tolist() == ["ab", "b", "ca"]
+
+
+def test_too_many_combinations_fall_back_to_buckets(monkeypatch):
+    monkeypatch.setattr(_labels, "_MAX_STRING_KEYS", 1)
+    rng = np.random.default_rng(2)
+    labels = np.array(["alpha", "beta", "gamma", "delta"])
+    _check([labels[rng.integers(0, 4, 500)], labels[rng.integers(0, 3, 500)]])
+    # and the exact pandas fallback when buckets collide
+    monkeypatch.setattr(_labels, "_STRING_BUCKETS", 1)
+    _check([labels[rng.integers(0, 4, 500)]])
+
+
+def test_labels_missed_by_the_sample_and_absent_keys():
+    n = 100_000
+    y = np.full(n, "a")
+    y[3] = "c"  # row 3 is not in the sample of every (n // 4096)-th row
+    y[n - 1] = "e"  # keys "b" and "d" lie in the range but never occur
+    (code,), values = _check([y])
+    assert values.tolist() == ["a", "c", "e"]
+    assert code[3] == 1 and code[-1] == 2
+
+
+def test_later_chunks_reuse_and_extend_codes():
+    enc = StreamingLabelEncoder()
+    first = enc.encode(np.array(["k2", "k4", "k2"]))[0]
+    # New labels sort before and between the known ones: known codes stay.
+    second = enc.encode(np.array(["k1", "k4", "k3", "k2"] * 3))[0]
+    assert first.tolist() == [0, 1, 0]
+    np.testing.assert_array_equal(enc.values[second], ["k1", "k4", "k3", "k2"] * 3)
+    assert enc.values[:2].tolist() == ["k2", "k4"]
+    assert enc.values[enc.order].tolist() == ["k1", "k2", "k3", "k4"]
+
+
+def test_non_contiguous_and_wide_strings():
+    base = np.array(["x1", "x2", "y1"] * 50, dtype="<U40")
+    _check([base[::2], base[1::2]])
+
+
+def test_shared_objects_take_the_address_table(monkeypatch):
+    _no_object_factorize(monkeypatch)
+    rng = np.random.default_rng(3)
+    classes = np.array(["no", "yes", "maybe"], dtype=object)
+    arrays = [classes[rng.integers(0, 3, 50_000)] for _ in range(2)]
+    _check(arrays)
+
+
+def test_shared_objects_with_rare_new_and_equal_objects():
+    rng = np.random.default_rng(4)
+    classes = np.array(["no", "yes"], dtype=object)
+    y = classes[rng.integers(0, 2, 50_000)]
+    # Objects the sample does not see: a new label and an equal copy of "no".
+    y[5] = "".join(["ma", "ybe"])
+    y[7] = "".join(["n", "o"])
+    assert y[7] is not classes[0]
+    (code,), values = _check([y])
+    assert values.tolist() == ["maybe", "no", "yes"]
+    assert code[7] == 1
+
+
+@pytest.mark.parametrize("missing", [None, np.nan])
+@pytest.mark.parametrize("row", [0, 7])
+def test_missing_objects_name_the_row(missing, row):
+    classes = np.array(["no", "yes"], dtype=object)
+    y = classes[np.arange(20_000) % 2]
+    y[row] = missing
+    with pytest.raises(ValueError, match=f"y_true has a missing label .*at row {row}"):
+        encode_labels(y, names=("y_true",))
+
+
+def test_shared_numbers_and_mixed_objects():
+    ints = np.array([3, 1, 2], dtype=object)[np.arange(9000) % 3]
+    _check([ints])
+    mixed = np.array(["a", 1], dtype=object)[np.arange(9000) % 2]
+    with pytest.raises(ValueError, match="y_pred mixes strings and numbers"):
+        encode_labels(mixed, names=("y_pred",))
+    floats = np.array([1.0, 0.5], dtype=object)[np.arange(9000) % 2]
+    with pytest.raises(ValueError, match="y_pred has continuous values"):
+        encode_labels(floats, names=("y_pred",))
