@@ -102,12 +102,21 @@ def run_child(name, *args):
         text=True,
     )
     out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
+    if proc.wait() != 0:
         raise RuntimeError(f"child {name} failed with status {proc.returncode}")
-    # ru_maxrss is in kilobytes on Linux.
-    return json.loads(out.strip().splitlines()[-1]), usage.ru_maxrss / 1024
+    result = json.loads(out.strip().splitlines()[-1])
+    return result, result["peak_kb"] / 1024
+
+
+def _own_peak_kb():
+    """The peak resident memory of this process alone (VmHWM, in kB).
+
+    ``ru_maxrss`` of a child would also count the parent's pages shared
+    before exec.
+    """
+    with open("/proc/self/status") as status:
+        line = next(ln for ln in status if ln.startswith("VmHWM"))
+    return int(line.split()[1])
 
 
 # ------------------------------------------------------------------ sections
@@ -245,6 +254,16 @@ def section_ratios(n_rows):
     print(
         f"  clustered/paired  : {t_clustered / t_paired:6.2f}x per row "
         f"({t_clustered:.2f} s vs {t_paired:.2f} s at {n_rows:.0e} rows; target <= 5x)"
+    )
+    # Stacked cross-validation does not give contiguous record ids: the same
+    # two rows per record, records in random order.
+    shuffled = np.random.default_rng(1).permutation(n_rows // 2 + 1)[groups]
+    t_shuffled = best_of(lambda: compare_precision(y, {"a": a, "b": b}, groups=shuffled), 2)
+    c_shuffled = best_of(lambda: counted(y, {"a": a, "b": b}, groups=shuffled), 2)
+    print(
+        f"  shuffled records  : {t_shuffled / t_paired:6.2f}x per row "
+        f"({t_shuffled:.2f} s); through ComparisonCounts {c_shuffled / c_paired:6.2f}x "
+        f"({c_shuffled:.2f} s)"
     )
 
     def numpy_statsmodels():
@@ -388,7 +407,9 @@ def main():
     parser.add_argument("args", nargs="*", help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.child:
-        print(json.dumps(CHILDREN[opts.child](*opts.args)))
+        result = CHILDREN[opts.child](*opts.args)
+        result["peak_kb"] = _own_peak_kb()
+        print(json.dumps(result))
         return
     only = set(opts.only.split(","))
     if "cli" in only:

@@ -31,7 +31,8 @@ The classic tests
 Several data sets and Bayesian comparisons
     :func:`friedman_test`, :func:`posthoc_test`,
     :func:`plot_critical_difference`; :func:`bayesian_correlated_ttest`,
-    :func:`bayesian_signed_rank_test`, :func:`plot_posterior`. Accuracy of
+    :func:`bayesian_signed_rank_test`, :func:`bayesian_hierarchical_test`
+    (with PyMC), :func:`plot_posterior`. Accuracy of
     three or more classifiers on one test set: :func:`cochrans_q_test`.
 
 Diagnostic-test measures (everything R's DTComPair does, per class)
@@ -58,8 +59,10 @@ from .across_classes import (
 )
 from .bayesian import (
     BayesianCorrelatedTTestResult,
+    BayesianHierarchicalResult,
     BayesianSignedRankResult,
     bayesian_correlated_ttest,
+    bayesian_hierarchical_test,
     bayesian_signed_rank_test,
 )
 from .classic import (
@@ -201,7 +204,9 @@ __all__ = [
     "PosthocResult",
     "bayesian_correlated_ttest",
     "bayesian_signed_rank_test",
+    "bayesian_hierarchical_test",
     "BayesianCorrelatedTTestResult",
+    "BayesianHierarchicalResult",
     "BayesianSignedRankResult",
     # diagnostic-test measures (R DTComPair)
     "diagnostic_accuracy",

@@ -59,7 +59,7 @@ def _import_backend():
     try:
         with _quiet_backend():
             import arviz
-            import pymc
+            import pymc  # type: ignore[import-untyped]
             import pytensor.tensor as pt
     except ImportError as exc:
         raise ImportError(
@@ -204,9 +204,10 @@ class BayesianHierarchicalResult(BayesianResult):
     chains : int
         Number of Markov chains.
     r_hat : float
-        Largest rank-normalised split R-hat of ``delta0``, ``std0``, ``nu``
-        and the ``delta_i`` (values above 1.01 signal that the chains have
-        not mixed).
+        Largest rank-normalised split R-hat of the sampled parameters
+        ``delta0``, ``std0``, ``nu`` and the ``delta_i`` (or their
+        standardised ``z_i``); values above 1.01 signal that the chains
+        have not mixed.
     ess : float
         Smallest bulk effective sample size of the same parameters.
     n_divergences : int
@@ -456,7 +457,12 @@ def bayesian_hierarchical_test(
     sum of squares only), and ``delta_i = delta0 + std0 z_i`` with ``z_i ~
     Student(nu, 0, 1)`` when there are several data sets, an equivalent
     parameterisation that NUTS samples without divergences; the posterior
-    is the same as baycomp's.
+    is the same as baycomp's. With a single data set the hierarchy is
+    vague, and the posterior of ``delta_1`` is Student with ``n - 2``
+    degrees of freedom, location ``mean(x_1)`` and the scale of
+    :func:`bayesian_correlated_ttest` times ``sqrt((n - 1) / (n - 2))``
+    (the uniform prior on ``sigma`` costs one degree of freedom against
+    the correlated t test's ``1 / sigma^2``).
 
     As in baycomp, each posterior draw of ``(delta0, std0, nu)`` gives the
     probabilities ``theta`` that the mean difference ``delta`` of a **new
@@ -502,7 +508,7 @@ def bayesian_hierarchical_test(
     >>> b = rng.uniform(0.7, 0.9, size=(6, 1)) + rng.normal(0, 0.02, size=(6, 10))
     >>> a = b + 0.03 + rng.normal(0, 0.01, size=(6, 10))
     >>> res = bayesian_hierarchical_test(
-    ...     a, b, n_train=9, n_test=1, rope=0.01, n_samples=500, random_state=0
+    ...     a, b, n_train=9, n_test=1, rope=0.01, n_samples=500, n_tune=300, random_state=2
     ... )
     >>> p_left, p_rope, p_right = res
     >>> p_right > 0.95
@@ -537,12 +543,14 @@ def bayesian_hierarchical_test(
             std0 = pm.Uniform("std0", 0.0, upper_sigma * among)
             alpha = pm.Uniform("alpha", 1.0, 2.0)
             beta = pm.Uniform("beta", 0.01, 0.1)
-            nu = pm.Deterministic("nu", pm.Gamma("nu_minus_one", alpha=alpha, beta=beta) + 1.0)
+            # nu and the delta_i are computed from the draws after sampling:
+            # a Deterministic would cost one more compiled function per call.
+            nu = pm.Gamma("nu_minus_one", alpha=alpha, beta=beta) + 1.0
             if n_datasets > 1:
                 # Non-centred: without it NUTS diverges in the funnel of
                 # std0 near 0 that a few data sets leave in the posterior.
                 z = pm.StudentT("z", nu=nu, mu=0.0, sigma=1.0, shape=n_datasets)
-                delta = pm.Deterministic("delta", delta0 + std0 * z)
+                delta = delta0 + std0 * z
             else:
                 # One data set leaves std0 to its prior, mostly far above the
                 # data's spread: there the centred form mixes and the other
@@ -564,9 +572,9 @@ def bayesian_hierarchical_test(
                 progressbar=False,
                 compute_convergence_checks=False,
             )
-        names_checked = ["delta0", "std0", "nu", "delta"]
-        r_hat = float(max(float(az.rhat(idata, var_names=[v])[v].max()) for v in names_checked))
-        ess = float(min(float(az.ess(idata, var_names=[v])[v].min()) for v in names_checked))
+        checked = ["delta0", "std0", "nu_minus_one", "z" if n_datasets > 1 else "delta"]
+        r_hat = float(az.rhat(idata, var_names=checked).to_array().max())
+        ess = float(az.ess(idata, var_names=checked).to_array().min())
     posterior = idata.posterior
     n_divergences = int(idata.sample_stats["diverging"].sum())
 
@@ -576,8 +584,11 @@ def bayesian_hierarchical_test(
 
     delta0_draws = draws("delta0") * within
     std0_draws = draws("std0") * within
-    nu_draws = draws("nu")
-    delta_draws = draws("delta") * within
+    nu_draws = draws("nu_minus_one") + 1.0
+    if n_datasets > 1:
+        delta_draws = delta0_draws[:, None] + std0_draws[:, None] * draws("z")
+    else:
+        delta_draws = draws("delta") * within
     samples = _region_thetas(rope, nu_draws, delta0_draws, std0_draws)
     winners = np.argmax(samples, axis=1)
     p = np.bincount(winners, minlength=3) / winners.shape[0]

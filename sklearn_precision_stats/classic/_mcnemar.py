@@ -379,7 +379,7 @@ def mcnemar_test(
     (5, 0, '0.03125')
     """
     from_counts = isinstance(y_true, ComparisonCounts)
-    clustered = y_true.clustered if from_counts else groups is not None
+    clustered = y_true.clustered if isinstance(y_true, ComparisonCounts) else groups is not None
     if method is None:
         method = "asymptotic" if clustered else "exact"
     if method not in _METHODS:
@@ -453,7 +453,7 @@ def mcnemar_test(
         if method == "corrected" and numerator != 0:
             numerator = abs(numerator) - 1.0
     else:
-        if n_groups < 2:
+        if n_groups is None or n_groups < 2:
             _warn_undefined(
                 "The clustered McNemar test",
                 "groups holds a single record (cluster), fewer than the 2 "

@@ -25,13 +25,16 @@ import numpy as np
 
 from ._counts import (
     _MAX_JOINT_CELLS,
-    TN,
     AgreementCounts,
     EncodedPredictions,
+    _categories_from_moments,
+    _entry_buckets,
+    _key_feature_map,
     _key_features,
+    _moments_of_keys,
+    _with_untouched,
     agreement_from_codes,
     agreement_from_joint_table,
-    categories_from_keys,
     category_counts,
     joint_table,
     pooled_counts_clustered,
@@ -673,13 +676,18 @@ def _keyed_category_sums(y, preds, record, n_records, n_values):
     """
     n_clf = len(preds)
     rows = np.zeros(n_records)  # only the TP, FN, FP features are kept
-    keys, xs = [], []
-    for _, k, records, features in _key_features(y, preds, record, n_records, n_values, rows):
-        keys.append((records.astype(np.int64) << _CLASS_BITS) | k)
-        xs.append(features[1:].reshape(n_clf, 3, -1).transpose(2, 0, 1).astype(np.int64))
-    if not keys:
-        return _empty_keys(n_clf)
-    return np.concatenate(keys), np.concatenate(xs)
+    buckets = _entry_buckets(y, preds, record, n_records, n_values)
+    # At most one key per entry: filled in place, never concatenated.
+    keys = np.empty(buckets.local.shape[0], dtype=np.int64)
+    x = np.empty((buckets.local.shape[0], n_clf, 3), dtype=np.int64)
+    n_keys = 0
+    for _, k, records, features in _key_features(buckets, n_clf, n_records, rows):
+        stop = n_keys + records.shape[0]
+        np.left_shift(records, _CLASS_BITS, out=keys[n_keys:stop], dtype=np.int64)
+        keys[n_keys:stop] |= k
+        x[n_keys:stop] = features[1:].reshape(n_clf, 3, -1).transpose(2, 0, 1)
+        n_keys = stop
+    return keys[:n_keys], x[:n_keys]
 
 
 def _factorize(keys):
@@ -703,10 +711,10 @@ def _group_sum(keys, x):
 def _categories_from_keys(key_record, key_class, x3, record_rows, n_values):
     """CategoryCounts from per (record, class) sums (see ``_keyed_category_sums``)."""
     rows = np.asarray(record_rows, dtype=float)
-    x = np.empty((x3.shape[0], x3.shape[1], 4))
-    x[..., :TN] = x3
-    x[..., TN] = rows[key_record][:, None] - x3.sum(axis=-1)
-    return categories_from_keys(x, key_class, rows, n_values)
+    n_clf = x3.shape[1]
+    sums, gram = _moments_of_keys(key_class, x3, n_values, key_rows=rows[key_record])
+    sums, gram = _with_untouched(sums, gram, rows)
+    return _categories_from_moments(sums, gram, _key_feature_map(n_clf), n_clf)
 
 
 def _pooled_clustered(record_rows, record_correct):

@@ -264,7 +264,7 @@ def _integer_joint_table_whole(raw):
     if seen < 0:
         return None
     size = seen + 1
-    if size**len(raw) > _MAX_JOINT_CELLS:
+    if size ** len(raw) > _MAX_JOINT_CELLS:
         return None
     encoded = EncodedPredictions(raw[0], raw[1:], np.arange(size), 0)
     return _trim_table(joint_table(encoded))
@@ -503,11 +503,8 @@ class _Buckets(NamedTuple):
         """Positions of the entries of `bucket`, chunk after chunk."""
         lo, hi = self.starts[:, bucket], self.starts[:, bucket + 1]
         lengths = hi - lo
-        total = int(lengths.sum())
-        if not total:
-            return None
         offsets = np.repeat(lo - np.cumsum(lengths) + lengths, lengths)
-        return offsets + np.arange(total)
+        return offsets + np.arange(offsets.shape[0])
 
 
 def _bucket_entries(labels, record_codes, n_records, n_values):
@@ -534,8 +531,7 @@ def _bucket_entries(labels, record_codes, n_records, n_values):
     local_out = np.empty(capacity, dtype=local_type)
     bits_out = np.empty((capacity, *bit_shape), dtype=bit_type)
     n_chunks = -(-n_rows // _ENTRY_CHUNK_ROWS)
-    starts = np.empty((max(n_chunks, 1), n_buckets + 1), dtype=np.intp)
-    starts[:] = 0
+    starts = np.zeros((max(n_chunks, 1), n_buckets + 1), dtype=np.intp)
     mask = (1 << shift) - 1
     pos = 0
     for i, s in enumerate(range(0, n_rows, _ENTRY_CHUNK_ROWS)):
@@ -572,7 +568,7 @@ def _bucket_entries(labels, record_codes, n_records, n_values):
         starts[i, 1:] = np.cumsum(np.bincount(code, minlength=n_buckets))
         starts[i] += pos
         pos += m_entries
-    return _Buckets(local_out[:pos], bits_out[:pos], starts, shift, n_values), n_blocks
+    return _Buckets(local_out[:pos], bits_out[:pos], starts, shift, n_values)
 
 
 def _feature_rows(bits, c, n_clf):
@@ -598,17 +594,32 @@ def _feature_lookup(n_clf, bit_type):
     return [_feature_rows(bits, c, n_clf).astype(dtype) for c in range(n_clf)]
 
 
-def _key_features(y, preds, record_codes, n_records, n_values, rows_per_record):
+def _entry_buckets(y, preds, record_codes, n_records, n_values):
+    """The entries of the rows, bucketed (see :func:`_bucket_entries`)."""
+    labels = [_narrow_codes(a, n_values) for a in (y, *preds)]
+    return _bucket_entries(labels, record_codes, n_records, n_values)
+
+
+def _key_features(buckets, n_clf, n_records, rows_per_record):
     """Features of every touched (record, class) key, block by block.
 
     The entries are partitioned by (record block, class)
     (:func:`_bucket_entries`). Within a bucket, the entries of one record
     are matched through a scratch array over the block's records: each
-    entry writes its position there and reads back the position of the
-    record's last writer, its representative; the array is never cleared,
-    since only slots just written are read. No (record, class) key is
-    sorted, hashed or looked up in a table over records times classes:
-    O(rows) for any order of the rows, with memory in proportion to the rows.
+    entry writes its position there, then reads back what its record's slot
+    holds, the position of one of the record's entries (whichever write
+    NumPy keeps), its representative. The array is never cleared, since
+    only slots just written are read. No (record, class) key is sorted,
+    hashed or looked up in a table over records times classes: O(rows) for
+    any order of the rows, with memory in proportion to the rows.
+
+    Parameters
+    ----------
+    buckets : _Buckets
+    n_clf : int
+        Number of classifiers.
+    n_records : int
+    rows_per_record : ndarray of float, shape (n_records,)
 
     Yields
     ------
@@ -622,14 +633,12 @@ def _key_features(y, preds, record_codes, n_records, n_values, rows_per_record):
         Rows of the record, then its rows in TP, FN and FP for ``k`` per
         classifier.
     """
-    labels = [_narrow_codes(a, n_values) for a in (y, *preds)]
-    n_clf = len(preds)
-    buckets, n_blocks = _bucket_entries(labels, record_codes, n_records, n_values)
+    n_values = buckets.n_values
     lookup = _feature_lookup(n_clf, buckets.bits.dtype)
     n_features = 1 + 3 * n_clf
     block_size = 1 << buckets.shift
     scratch = np.empty(min(block_size, max(n_records, 1)), dtype=np.intp)
-    position, ones, index = np.arange(0), np.ones(0), np.empty(0, dtype=np.intp)
+    position, index = np.arange(0), np.empty(0, dtype=np.intp)
     # Buckets in order: block by block, class by class within a block.
     filled = np.flatnonzero(np.diff(buckets.starts, axis=1).sum(axis=0))
     for bucket in filled.tolist():
@@ -643,7 +652,6 @@ def _key_features(y, preds, record_codes, n_records, n_values, rows_per_record):
         n_entries = local.shape[0]
         if position.shape[0] < n_entries:
             position = np.arange(2 * n_entries)
-            ones = np.ones(2 * n_entries * n_clf)
             index = np.empty(2 * n_entries * n_clf, dtype=np.intp)
         here = position[:n_entries]
         scratch[local] = here
@@ -655,19 +663,17 @@ def _key_features(y, preds, record_codes, n_records, n_values, rows_per_record):
         key_local = local[first]
         n_keys = key_local.shape[0]
         # One bincount for every classifier, into the flat index
-        # feature row * n_keys + key; row 0 (the record's rows) is
-        # filled afterwards, and one extra row takes the TN entries.
+        # feature row * n_keys + key; row 0 (the record's rows) is taken
+        # from rows_per_record, and one extra row takes the TN entries.
         flat = index[: n_clf * n_entries].reshape(n_clf, n_entries)
         for c in range(n_clf):
             rows = lookup[c][bits] if lookup is not None else _feature_rows(bits, c, n_clf)
             np.multiply(rows, n_keys, out=flat[c], dtype=np.intp)
             flat[c] += key
-        features = np.bincount(
-            flat.reshape(-1),
-            weights=ones[: n_clf * n_entries],
-            minlength=(n_features + 1) * n_keys,
-        )[: n_features * n_keys].reshape(n_features, n_keys)
+        features = np.empty((n_features, n_keys))
         np.take(block_rows, key_local, out=features[0])
+        counts = np.bincount(flat.reshape(-1), minlength=(n_features + 1) * n_keys)
+        features[1:] = counts[n_keys : n_features * n_keys].reshape(n_features - 1, n_keys)
         yield records, k, block_start + key_local.astype(np.intp), features
 
 
@@ -679,15 +685,7 @@ def record_class_counts(y, preds, record_codes, n_records, n_values):
     true negatives for it. O(rows) for any order of the rows: no sort of
     the keys (see :func:`_key_features`).
 
-    Parameters
-    ----------
-    y : ndarray of intp, shape (n_rows,)
-        True label codes ``0..n_values - 1``.
-    preds : list of ndarray of intp
-        Prediction codes of each classifier.
-    record_codes : ndarray of intp, shape (n_rows,)
-        Record code ``0..n_records - 1`` of each row.
-    n_records, n_values : int
+    The parameters are those of :func:`clustered_statistics`.
 
     Returns
     -------
@@ -699,24 +697,45 @@ def record_class_counts(y, preds, record_codes, n_records, n_values):
         of record codes and by class within a block: not sorted by class.
     rows_per_record : ndarray of float, shape (n_records,)
     """
-    n_clf = len(preds)
-    rows_per_record = np.bincount(record_codes, minlength=n_records).astype(float)
-    xs, key_class, key_record = [], [], []
-    for _, k, records, features in _key_features(
-        y, preds, record_codes, n_records, n_values, rows_per_record
-    ):
-        counts = features[1:].reshape(n_clf, 3, -1).transpose(2, 0, 1)
-        x = np.empty((records.shape[0], n_clf, 4))
-        x[..., :TN] = counts
-        x[..., TN] = features[0][:, None] - counts.sum(axis=-1)
-        xs.append(x)
-        key_record.append(records)
-        key_class.append(np.full(records.shape[0], k, dtype=np.intp))
-    if not xs:
-        empty = np.empty(0, dtype=np.intp)
-        return np.empty((0, n_clf, 4)), empty, empty, rows_per_record
-    x, key_class, key_record = (np.concatenate(a) for a in (xs, key_class, key_record))
-    return x, key_class, key_record, rows_per_record
+    *_, (x3, key_class, key_record, rows_per_record) = clustered_statistics(
+        y, preds, record_codes, n_records, n_values, return_keys=True
+    )
+    x = np.empty(x3.shape[:2] + (4,))
+    x[..., :TN] = x3
+    x[..., TN] = rows_per_record[key_record][:, None] - x3.sum(axis=-1)
+    return x, key_class.astype(np.intp), key_record.astype(np.intp), rows_per_record
+
+
+class _KeyTable:
+    """Per (record, class) key counts, filled bucket by bucket.
+
+    Made once for at most `capacity` keys (the entries), so the keys are
+    never concatenated; pages past the last key are never touched. The
+    counts are kept in the smallest unsigned type that holds a record's
+    rows: what a comparison keeps for its resampling methods.
+    """
+
+    def __init__(self, capacity, n_clf, max_rows, n_values, n_records):
+        self.x = np.empty((capacity, n_clf, 3), dtype=np.min_scalar_type(int(max_rows)))
+        self.key_class = np.empty(capacity, dtype=np.min_scalar_type(max(n_values - 1, 0)))
+        self.key_record = np.empty(capacity, dtype=np.min_scalar_type(max(n_records - 1, 0)))
+        self.n_keys = 0
+
+    def add(self, k, records, features):
+        n_clf, start, stop = self.x.shape[1], self.n_keys, self.n_keys + records.shape[0]
+        self.x[start:stop] = features[1:].reshape(n_clf, 3, -1).transpose(2, 0, 1)
+        self.key_class[start:stop] = k
+        self.key_record[start:stop] = records
+        self.n_keys = stop
+
+    def keys(self):
+        """``(x, key_class, key_record)``, x holding TP, FN and FP."""
+        n = self.n_keys
+        keys = self.x[:n], self.key_class[:n], self.key_record[:n]
+        if n < 0.75 * self.x.shape[0]:
+            # Views would keep every entry's slot alive.
+            keys = tuple(a.copy() for a in keys)
+        return keys
 
 
 def _key_feature_map(n_clf):
@@ -755,7 +774,7 @@ def _with_untouched(sums, gram, rows_per_record):
     return sums, gram
 
 
-def clustered_statistics(y, preds, record_codes, n_records, n_values):
+def clustered_statistics(y, preds, record_codes, n_records, n_values, return_keys=False):
     """Category counts of every class and of accuracy when records repeat.
 
     For every touched (record, class) key the rows of each category are
@@ -775,6 +794,9 @@ def clustered_statistics(y, preds, record_codes, n_records, n_values):
     record_codes : ndarray of intp, shape (n_rows,)
         Record code ``0..n_records - 1`` of each row.
     n_records, n_values : int
+    return_keys : bool, default=False
+        Also return the output of :func:`record_class_counts`, from the
+        same pass.
 
     Returns
     -------
@@ -782,6 +804,11 @@ def clustered_statistics(y, preds, record_codes, n_records, n_values):
         Per class (all ``n_values`` codes).
     pooled : CategoryCounts
         The one pseudo-class of accuracy.
+    keys : tuple, only with `return_keys`
+        ``(x, key_class, key_record, rows_per_record)`` as from
+        :func:`record_class_counts`, but with ``x`` of shape ``(n_keys,
+        n_classifiers, 3)`` (TP, FN, FP; TN follows from the rows) and the
+        arrays in the smallest integer types that hold them.
     """
     n_clf = len(preds)
     rows_per_record = np.bincount(record_codes, minlength=n_records).astype(float)
@@ -798,9 +825,14 @@ def clustered_statistics(y, preds, record_codes, n_records, n_values):
         pooled_sums[:] += pooled.sum(axis=1)
         pooled_gram[:] += pooled @ pooled.T
 
-    for block, k, records, features in _key_features(
-        y, preds, record_codes, n_records, n_values, rows_per_record
-    ):
+    buckets = _entry_buckets(y, preds, record_codes, n_records, n_values)
+    table = None
+    if return_keys:
+        max_rows = rows_per_record.max() if n_records else 0
+        table = _KeyTable(buckets.local.shape[0], n_clf, max_rows, n_values, n_records)
+    for block, k, records, features in _key_features(buckets, n_clf, n_records, rows_per_record):
+        if table is not None:
+            table.add(k, records, features)
         if block != current:
             if current is not None:
                 add_block()
@@ -817,7 +849,10 @@ def clustered_statistics(y, preds, record_codes, n_records, n_values):
         add_block()
     sums, gram = _with_untouched(sums, gram, rows_per_record)
     categories = _categories_from_moments(sums, gram, _key_feature_map(n_clf), n_clf)
-    return categories, _pooled_from_moments(pooled_sums, pooled_gram, n_clf)
+    pooled = _pooled_from_moments(pooled_sums, pooled_gram, n_clf)
+    if table is None:
+        return categories, pooled
+    return categories, pooled, (*table.keys(), rows_per_record)
 
 
 def category_counts_clustered(y, preds, record_codes, n_records, n_values):
@@ -829,8 +864,10 @@ def category_counts_clustered(y, preds, record_codes, n_records, n_values):
     return clustered_statistics(y, preds, record_codes, n_records, n_values)[0]
 
 
-# Keys per block in :func:`categories_from_keys`.
+# Keys per block in :func:`_moments_of_keys`, and runs of one class in a
+# block beyond which the block is sorted by class first.
 _KEY_BLOCK = 2**16
+_MAX_CLASS_RUNS = 64
 
 
 def categories_from_keys(x, key_class, rows_per_record, n_values):
@@ -853,26 +890,45 @@ def categories_from_keys(x, key_class, rows_per_record, n_values):
     -------
     CategoryCounts
     """
-    n_keys, n_clf = x.shape[0], x.shape[1]
+    n_clf = x.shape[1]
+    sums, gram = _moments_of_keys(np.asarray(key_class), x, n_values)
+    sums, gram = _with_untouched(sums, gram, rows_per_record)
+    return _categories_from_moments(sums, gram, _key_feature_map(n_clf), n_clf)
+
+
+def _moments_of_keys(key_class, counts, n_values, key_rows=None):
+    """Per class, sums and Gram matrices of the features of keys in any order.
+
+    `counts` holds each key's rows in TP, FN, FP (and TN, ignored) per
+    classifier; `key_rows` the rows of its record, by default the sum of
+    the four categories. Keys are taken block by block; a block's runs of
+    one class are used as they are, and a block of many short runs is
+    first sorted by class (a radix sort).
+    """
+    n_keys, n_clf = counts.shape[0], counts.shape[1]
     n_features = 1 + 3 * n_clf
     sums = np.zeros((n_values, n_features))
     gram = np.zeros((n_values, n_features, n_features))
-    key_class = np.asarray(key_class)
     for start in range(0, n_keys, _KEY_BLOCK):
-        part = x[start : start + _KEY_BLOCK]
+        part = counts[start : start + _KEY_BLOCK]
         classes = key_class[start : start + _KEY_BLOCK]
-        order = np.argsort(_narrow_codes(classes, n_values), kind="stable")
-        part = part[order]
         features = np.empty((n_features, part.shape[0]))
-        features[0] = part[:, 0].sum(axis=-1)
+        if key_rows is None:
+            features[0] = part[:, 0].sum(axis=-1)
+        else:
+            features[0] = key_rows[start : start + _KEY_BLOCK]
         features[1:] = part[..., :TN].reshape(part.shape[0], -1).T
-        bounds = np.cumsum(np.bincount(classes, minlength=n_values))
-        for k in np.flatnonzero(np.bincount(classes, minlength=n_values)).tolist():
-            f = features[:, (bounds[k - 1] if k else 0) : bounds[k]]
-            sums[k] += f.sum(axis=1)
-            gram[k] += f @ f.T
-    sums, gram = _with_untouched(sums, gram, rows_per_record)
-    return _categories_from_moments(sums, gram, _key_feature_map(n_clf), n_clf)
+        edges = np.flatnonzero(classes[1:] != classes[:-1]) + 1
+        if edges.shape[0] > _MAX_CLASS_RUNS:
+            order = np.argsort(_narrow_codes(classes, n_values), kind="stable")
+            features, classes = features[:, order], classes[order]
+            edges = np.flatnonzero(classes[1:] != classes[:-1]) + 1
+        edges = [0, *edges.tolist(), classes.shape[0]]
+        for lo, hi in zip(edges[:-1], edges[1:], strict=False):
+            f = features[:, lo:hi]
+            sums[classes[lo]] += f.sum(axis=1)
+            gram[classes[lo]] += f @ f.T
+    return sums, gram
 
 
 def _pooled_from_moments(sums, gram, n_clf):
@@ -925,57 +981,8 @@ def pooled_counts_from_keys(x, key_record, rows_per_record):
     return pooled_counts_clustered(rows, correct)
 
 
-# The code of accuracy's one pseudo-class in :func:`pooled_codes`.
+# The code of accuracy's one pseudo-class (truth of every row; predicted when right).
 POOLED_CLASS = 1
-
-
-def pooled_codes(y, preds):
-    """Labels of accuracy's pseudo-class: every row truly of it, predicted when right.
-
-    Recall of class ``POOLED_CLASS`` on these codes is accuracy (the same
-    reduction :meth:`AgreementCounts.pooled` makes on counts).
-    """
-    correct = [(p == y).astype(np.intp) for p in preds]
-    return np.full(y.shape, POOLED_CLASS, dtype=np.intp), correct
-
-
-def statistics_from_codes(y, preds, n_values, record_codes=None, n_records=None):
-    """Category counts of every class, and the classes present.
-
-    Parameters
-    ----------
-    y, preds : ndarray of intp
-        Label codes ``0..n_values - 1``.
-    n_values : int
-    record_codes : ndarray of intp, default=None
-        Record of each row; None for one row per record.
-    n_records : int, default=None
-
-    Returns
-    -------
-    categories : CategoryCounts
-        Per class (all ``n_values`` codes).
-    pooled : CategoryCounts
-        The one pseudo-class of accuracy.
-    present : ndarray of bool
-        Codes seen as a true label or as a prediction.
-    """
-    if record_codes is not None and n_records < y.shape[0]:
-        categories = category_counts_clustered(y, preds, record_codes, n_records, n_values)
-        pooled = category_counts_clustered(*pooled_codes(y, preds), record_codes, n_records, 2)
-        pooled = pooled.take_classes([POOLED_CLASS])
-    else:
-        n_axes = 1 + len(preds)
-        if n_values**n_axes <= _MAX_JOINT_CELLS:
-            encoded = EncodedPredictions(y, list(preds), np.arange(n_values), 0)
-            agreement = agreement_from_joint_table(joint_table(encoded), len(preds))
-        else:
-            agreement = agreement_from_codes(y, preds, n_values)
-        categories, pooled = category_counts(agreement), category_counts(agreement.pooled())
-    # A class is present when some row is of it or predicted as it: some
-    # classifier has a TP, FN or FP for it (no pass over the rows needed).
-    present = categories.first[..., :TN].sum(axis=(-2, -1)) > 0
-    return categories, pooled, present
 
 
 def counts_from_joint_table(table, n_classifiers, role):

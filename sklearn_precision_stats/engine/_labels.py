@@ -568,8 +568,10 @@ class StreamingLabelEncoder:
         missing (for the messages of the general path).
         """
         n = arr.shape[0]
-        if n == 0 or not arr.flags.c_contiguous:
+        if n == 0:
             return None
+        if not arr.flags.c_contiguous:
+            arr = np.ascontiguousarray(arr)  # copies pointers, not objects
         # The addresses of the elements, read in place (the array keeps them alive).
         addresses = np.ctypeslib.as_array((ctypes.c_ssize_t * n).from_address(arr.ctypes.data))
         step = max(1, n // (4 * _MAX_SHARED_OBJECTS))

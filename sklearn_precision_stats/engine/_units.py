@@ -135,8 +135,8 @@ def _smallest_uint(high):
     return np.min_scalar_type(max(int(high), 0))
 
 
-def _frozen(array, dtype=None):
-    out = np.array(array, dtype=dtype, copy=True)
+def _frozen(array, copy=True):
+    out = np.array(array, copy=True) if copy else array
     out.flags.writeable = False
     return out
 
@@ -151,9 +151,9 @@ class StoredRecords:
     category counts). Read-only.
     """
 
-    def __init__(self, kind, arrays, n_values, n_classifiers):
+    def __init__(self, kind, arrays, n_values, n_classifiers, copy=True):
         self._kind = kind
-        self._arrays = {name: _frozen(a) for name, a in arrays.items()}
+        self._arrays = {name: _frozen(a, copy) for name, a in arrays.items()}
         self.n_values = int(n_values)
         self.n_classifiers = int(n_classifiers)
 
@@ -179,7 +179,7 @@ class StoredRecords:
         return cls("codes", arrays, n_values, len(preds))
 
     @classmethod
-    def from_keys(cls, key_record, key_class, x, record_rows, n_values):
+    def from_keys(cls, key_record, key_class, x, record_rows, n_values, copy=True):
         """From clustered rows' per (record, class) counts.
 
         Parameters
@@ -191,18 +191,29 @@ class StoredRecords:
         record_rows : ndarray, shape (n_records,)
             Rows of each record; records without rows are dropped.
         n_values : int
+        copy : bool, default=True
+            False when the arrays are the caller's to give away (already
+            in small integer types): they are then kept as they are.
         """
         record_rows = np.asarray(record_rows)
         kept = record_rows > 0
-        renumber = np.cumsum(kept) - 1
+        if not kept.all():
+            key_record = (np.cumsum(kept) - 1)[key_record]
+            record_rows = record_rows[kept]
+        n_records = record_rows.shape[0]
         x = np.asarray(x)[..., :TN]
+
+        def small(a, high):
+            dtype = _smallest_uint(high)
+            return a if (not copy and a.dtype == dtype) else a.astype(dtype)
+
         arrays = {
-            "key_record": renumber[key_record].astype(_smallest_uint(kept.sum() - 1)),
-            "key_class": np.asarray(key_class).astype(_smallest_uint(n_values - 1)),
-            "x": x.astype(_smallest_uint(x.max() if x.size else 0)),
-            "record_rows": record_rows[kept].astype(_smallest_uint(record_rows.max())),
+            "key_record": small(np.asarray(key_record), n_records - 1),
+            "key_class": small(np.asarray(key_class), n_values - 1),
+            "x": small(x, record_rows.max() if n_records else 0),
+            "record_rows": small(record_rows, record_rows.max() if n_records else 0),
         }
-        return cls("keys", arrays, n_values, x.shape[1])
+        return cls("keys", arrays, n_values, x.shape[1], copy=copy)
 
     @property
     def clustered(self):

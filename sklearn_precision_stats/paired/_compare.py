@@ -21,12 +21,11 @@ from ..engine._counts import (
     agreement_from_codes,
     agreement_from_joint_table,
     category_counts,
+    clustered_statistics,
     encode_groups,
     integer_joint_table,
     joint_table,
     label_codes,
-    record_class_counts,
-    statistics_from_codes,
 )
 from ..engine._dask import counts_from_dask, is_dask_collection
 from ..engine._diagnostics import diagnose
@@ -540,13 +539,14 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_row
     record_codes, n_records = (None, n_rows) if groups is None else encode_groups(groups)
     clustered = n_records < n_rows
     if clustered:
-        categories, pooled, present = statistics_from_codes(
-            y, codes, n_values, record_codes, n_records
+        categories, pooled, keys = clustered_statistics(
+            y, codes, record_codes, n_records, n_values, return_keys=True
         )
-        x, key_class, key_record, record_rows = record_class_counts(
-            y, codes, record_codes, n_records, n_values
+        x, key_class, key_record, record_rows = keys
+        records = StoredRecords.from_keys(
+            key_record, key_class, x, record_rows, n_values, copy=False
         )
-        records = StoredRecords.from_keys(key_record, key_class, x, record_rows, n_values)
+        present = categories.first[..., :TN].sum(axis=(-2, -1)) > 0
     else:
         if table is None and n_values ** (n_clf + 1) <= _MAX_JOINT_CELLS:
             table = joint_table(EncodedPredictions(y, codes, values, 0))
