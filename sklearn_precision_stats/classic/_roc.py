@@ -94,21 +94,23 @@ def _delong_components(positive, scores):
     Parameters
     ----------
     positive : ndarray of bool, shape (n_rows,)
-    scores : ndarray of shape (n_scores, n_rows)
+    scores : sequence of ndarray of shape (n_rows,)
+        One score vector per classifier (not stacked: a stacked copy would
+        double the memory of large inputs).
 
     Returns
     -------
     auc : ndarray of shape (n_scores,)
     covariance : ndarray of shape (n_scores, n_scores)
     """
-    n_scores, n_rows = scores.shape
+    n_scores, n_rows = len(scores), positive.shape[0]
     m = int(np.count_nonzero(positive))
     n = n_rows - m
     placements = np.empty((n_scores, n_rows))
     # One loop step per classifier; each step is vectorised over the rows.
     for r in range(n_scores):
         order = np.argsort(scores[r])
-        sorted_scores = scores[r, order]
+        sorted_scores = scores[r][order]
         is_pos = positive[order]
         new_tie_group = np.empty(n_rows, dtype=bool)
         new_tie_group[0] = True
@@ -209,7 +211,7 @@ def delong_test(y_true, scores_a, scores_b, *, pos_label=None, alternative="two-
         raise ValueError(
             "y_true holds only one class; the AUC needs both positive and negative rows."
         )
-    auc, cov = _delong_components(positive, np.vstack([scores_a, scores_b]))
+    auc, cov = _delong_components(positive, [scores_a, scores_b])
     variance = cov[0, 0] + cov[1, 1] - 2.0 * cov[0, 1]
     # Relative threshold: identical rankings leave only rounding error.
     scale = cov[0, 0] + cov[1, 1]

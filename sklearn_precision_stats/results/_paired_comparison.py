@@ -56,9 +56,12 @@ class PairedComparison:
     Returned by :func:`compare_precision`, :func:`compare_npv`,
     :func:`compare_recall`, :func:`compare_specificity` and
     :func:`compare_accuracy`; not meant to be built by hand. It is frozen:
-    attributes cannot be assigned, it holds its own read-only copies of the
-    data, and :attr:`table` and :attr:`omnibus` are new DataFrames on every
-    access, so editing one changes nothing.
+    attributes cannot be assigned, it holds its own read-only arrays (the
+    statistics, and for the resampling methods the nonzero cells of the
+    joint table or, with ``groups``, per (record, class) counts: never the
+    caller's arrays and never a copy of every row), and :attr:`table` and
+    :attr:`omnibus` are new DataFrames on every access, so editing one
+    changes nothing.
 
     Attributes
     ----------
