@@ -225,12 +225,15 @@ def section_ratios(n_rows):
     shared = names.astype(object)  # labels as a classifier's classes_[indices]
     e_obj = best_of(lambda: encode_labels(shared[y], shared[a], shared[b]))
     e_new = best_of(lambda: encode_labels(ys.astype(object), as_.astype(object), bs.astype(object)))
+    yo, ao, bo = shared[y], shared[a], shared[b]
+    t_obj = best_of(lambda: compare_precision(yo, {"a": ao, "b": bo}))
     c_int = best_of(lambda: counted(y, {"a": a, "b": b}))
     c_str = best_of(lambda: counted(ys, {"a": as_, "b": bs}))
     print(
         f"  string/int labels : compare_precision {t_str / t_int:6.2f}x "
         f"({t_str:.3f} s vs {t_int:.3f} s per 10^6 rows; target <= 3x)"
     )
+    print(f"                      object labels (shared) {t_obj / t_int:6.2f}x ({t_obj:.3f} s)")
     print(
         f"                      through ComparisonCounts {c_str / c_int:6.2f}x "
         f"({c_str:.3f} s vs {c_int:.3f} s)"

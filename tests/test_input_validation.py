@@ -32,7 +32,7 @@ P = {"a": np.array([0, 1, 0, 0, 1, 2]), "b": np.array([1, 1, 1, 0, 0, 2])}
         (dict(groups=[1, 2]), "groups has 2 entries but y_true has 6 rows"),
         (
             dict(y_true=np.array(["a", None, "b", "a", "b", "a"], dtype=object)),
-            "y_true contains None or NaN at row 1",
+            "y_true has a missing label \\(NaN or None\\) at row 1",
         ),
         (dict(y_true=np.array([0, "x", 1, 0, 1, 2], dtype=object)), "mixes strings and numbers"),
     ],
@@ -78,3 +78,19 @@ def test_get_and_getitem_errors():
         result.get(9)
     with pytest.raises(ValueError, match="not a compared classifier"):
         result.get(1, "zzz")
+
+
+@pytest.mark.parametrize("missing", [None, float("nan"), np.nan])
+@pytest.mark.parametrize("where", ["y_true", "a"])
+def test_missing_object_label_deep_in_a_large_array_names_the_row(missing, where):
+    """Labels shared as objects (``classes_[indices]``) are encoded by address;
+    a missing label past any sample of rows is still found, with its row."""
+    labels = np.array(["cat", "dog", "emu"], dtype=object)
+    rng = np.random.default_rng(0)
+    y = labels[rng.integers(0, 3, 50_000)]
+    a, b = labels[rng.integers(0, 3, 50_000)], labels[rng.integers(0, 3, 50_000)]
+    target = y if where == "y_true" else a
+    target[41_234] = missing
+    name = "y_true" if where == "y_true" else r"y_preds\['a'\]"
+    with pytest.raises(ValueError, match=rf"{name} has a missing label .* at row 41234"):
+        compare_precision(y, {"ref": b, "a": a})

@@ -488,7 +488,8 @@ def _compare(
             "(or pass a ComparisonCounts as y_true)."
         )
     _check_aligned_indexes(y_true=y_true, groups=groups)
-    y_true, names, preds = _check_predictions(y_true, y_preds, reference)
+    # Missing labels among objects are found by the engine's label encoder.
+    y_true, names, preds = _check_predictions(y_true, y_preds, reference, check_missing=False)
     groups = _check_groups(groups, y_true.shape[0])
     data = prepare_comparison(
         y_true,

@@ -26,8 +26,14 @@ def _check_integer(value, name, minimum, hint=""):
     return int(value)
 
 
-def _as_label_array(values, name):
-    """Return `values` as a 1-D NumPy array of labels, with a clear error."""
+def _as_label_array(values, name, check_missing=True):
+    """Return `values` as a 1-D NumPy array of labels, with a clear error.
+
+    `check_missing=False` leaves None and NaN among object labels to the
+    caller's label encoder (the engine's rejects them naming the row, after
+    finding the distinct objects, which is far cheaper than testing every
+    row here).
+    """
     if values is None:
         raise ValueError(f"{name} is None; pass an array-like of class labels.")
     # pandas Categorical and Series are accepted; column_or_1d copies nothing
@@ -52,7 +58,7 @@ def _as_label_array(values, name):
             f"{name} contains NaN at row {int(np.argmax(np.isnan(arr)))}; every row "
             f"needs {what}. Drop or fill the rows with missing values first."
         )
-    if arr.dtype.kind == "O":
+    if arr.dtype.kind == "O" and check_missing:
         # None or NaN among object labels cannot be ordered or compared.
         mask = pd.isna(arr)
         if mask.any():
@@ -92,8 +98,10 @@ def _named_items(obj, name, expected, fix):
     return items
 
 
-def _check_predictions(y_true, y_preds, reference):
+def _check_predictions(y_true, y_preds, reference, check_missing=True):
     """Validate `y_true` and the mapping of classifier name -> predictions.
+
+    `check_missing=False`: see :func:`_as_label_array`.
 
     Returns
     -------
@@ -104,7 +112,7 @@ def _check_predictions(y_true, y_preds, reference):
         Predictions in the order of `names`.
     """
     raw_y_true = y_true
-    y_true = _as_label_array(y_true, "y_true")
+    y_true = _as_label_array(y_true, "y_true", check_missing)
     items = _named_items(
         y_preds,
         "y_preds",
@@ -119,7 +127,7 @@ def _check_predictions(y_true, y_preds, reference):
         raise ValueError("y_true is empty; at least one row is needed.")
     preds = []
     for name, pred in items:
-        pred = _as_label_array(pred, f"y_preds[{name!r}]")
+        pred = _as_label_array(pred, f"y_preds[{name!r}]", check_missing)
         if pred.shape[0] != y_true.shape[0]:
             raise ValueError(
                 f"y_preds[{name!r}] has {pred.shape[0]} rows but y_true has "
