@@ -596,8 +596,9 @@ def _pair_plan(data, other, resampling):
     per_row = _pair_features(np.broadcast_to(e, (1, 2, 2)))[0]
     linear = np.where(np.arange(_N_PAIR_FEATURES) < 4, per_row, 0.0)
     baseline = np.stack([linear, per_row - linear]) if e.any() else None
+    unit_rows = units.unit_rows
     if baseline is not None:
-        rows = units.unit_rows[key_unit][:, None]
+        rows = unit_rows[key_unit][:, None]
         raw = raw - rows * baseline[0] - rows**2 * baseline[1]
     columns = n_classes * _N_PAIR_FEATURES
     base = np.zeros(columns)
@@ -611,9 +612,8 @@ def _pair_plan(data, other, resampling):
             raw * multiplicity[key_unit][:, None],
         )
         if baseline is not None:
-            rows = units.unit_rows
             base += np.tile(
-                multiplicity @ rows * baseline[0] + multiplicity @ rows**2 * baseline[1],
+                multiplicity @ unit_rows * baseline[0] + multiplicity @ unit_rows**2 * baseline[1],
                 n_classes,
             )
         matrix = unit_matrix(key_unit, key_class, features, n_units, n_classes)
@@ -622,8 +622,7 @@ def _pair_plan(data, other, resampling):
         # Each drawn record adds its own features.
         matrix = unit_matrix(key_unit, key_class, raw, n_units, n_classes)
         if baseline is not None:
-            rows = units.unit_rows
-            extra = sparse.csr_array(np.column_stack([rows, rows**2]))
+            extra = sparse.csr_array(np.column_stack([unit_rows, unit_rows**2]))
             matrix = sparse.hstack([matrix, extra], format="csr")
             base = np.zeros(columns + 2)
         plan_baseline = baseline

@@ -768,7 +768,7 @@ def comparison_from_counts(
     1      1         nb      0.625             0.857143
     """
 
-    from ..paired._compare import _class_codes, finish_comparison
+    from ..paired._compare import comparison_from_data, reported_counts
     from ..results._paired_comparison import ComparisonData
     from ._roles import get_role
 
@@ -788,31 +788,12 @@ def comparison_from_counts(
         raise ValueError("the counts are empty; at least one row is needed.")
     categories, pooled, present = counts.statistics()
     values = counts.classes
-    if role.pooled:
-        if labels is not None:
-            raise ValueError(
-                "labels does not apply to accuracy, which pools every class; pass labels=None."
-            )
-        class_codes = np.zeros(1, dtype=np.intp)
-        marginal = role.marginal_counts(pooled)
-        classes = np.array(["all"], dtype=object)
-    else:
-        class_codes = _class_codes(values, present, labels)
-        marginal = role.marginal_counts(categories.take_classes(class_codes))
-        classes = values[class_codes]
+    class_codes, marginal = reported_counts(role, categories, pooled, values, present, labels)
     n_records = counts.n_records if counts.clustered else counts.n_rows
     data = ComparisonData(
         values, class_codes, marginal, role, counts.n_rows, n_records, counts.stored_records()
     )
-    return finish_comparison(
-        marginal,
-        classes,
-        names,
-        role,
-        n_rows=counts.n_rows,
-        n_records=n_records,
-        confidence_level=confidence_level,
-        stacklevel=stacklevel + 1,
-        cov_type=cov_type,
-        data=data,
+    # One frame more than comparison_from_data counts: this function's.
+    return comparison_from_data(
+        data, names, confidence_level, stacklevel=stacklevel + 1, cov_type=cov_type
     )

@@ -700,10 +700,28 @@ def record_class_counts(y, preds, record_codes, n_records, n_values):
     *_, (x3, key_class, key_record, rows_per_record) = clustered_statistics(
         y, preds, record_codes, n_records, n_values, return_keys=True
     )
+    x = with_true_negatives(x3, rows_per_record[key_record])
+    return x, key_class.astype(np.intp), key_record.astype(np.intp), rows_per_record
+
+
+def with_true_negatives(x3, rows):
+    """Per-key counts of all four categories from TP, FN and FP.
+
+    Parameters
+    ----------
+    x3 : ndarray of shape (n_keys, n_classifiers, 3)
+        Rows in TP, FN and FP for the key's class.
+    rows : ndarray of shape (n_keys,)
+        Rows of the key's record: the rest are true negatives.
+
+    Returns
+    -------
+    ndarray of float, shape (n_keys, n_classifiers, 4)
+    """
     x = np.empty(x3.shape[:2] + (4,))
     x[..., :TN] = x3
-    x[..., TN] = rows_per_record[key_record][:, None] - x3.sum(axis=-1)
-    return x, key_class.astype(np.intp), key_record.astype(np.intp), rows_per_record
+    x[..., TN] = rows[:, None] - x3.sum(axis=-1)
+    return x
 
 
 class _KeyTable:
@@ -971,14 +989,22 @@ def pooled_counts_from_keys(x, key_record, rows_per_record):
     TP of its true class).
     """
     rows = np.asarray(rows_per_record, dtype=float)
-    correct = np.stack(
+    return pooled_counts_clustered(rows, correct_rows(x, key_record, rows.shape[0]))
+
+
+def correct_rows(x, key_record, n_records):
+    """Each record's correct rows per classifier, shape (n_records, n_classifiers).
+
+    A correct row is a TP of its true class, so they are the TP of the
+    record's keys.
+    """
+    return np.stack(
         [
-            np.bincount(key_record, weights=x[:, c, TP], minlength=rows.shape[0])
+            np.bincount(key_record, weights=x[:, c, TP], minlength=n_records)
             for c in range(x.shape[1])
         ],
         axis=-1,
     )
-    return pooled_counts_clustered(rows, correct)
 
 
 # The code of accuracy's one pseudo-class (truth of every row; predicted when right).

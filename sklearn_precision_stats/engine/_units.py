@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._counts import FN, FP, POOLED_CLASS, TN, TP
+from ._counts import FN, FP, POOLED_CLASS, TN, TP, correct_rows, with_true_negatives
 
 __all__ = []
 
@@ -69,13 +69,7 @@ class RecordUnits(NamedTuple):
         a record's correct rows are its true positives summed over classes.
         """
         n_clf = self.x.shape[1]
-        correct = np.stack(
-            [
-                np.bincount(self.key_unit, weights=self.x[:, c, TP], minlength=self.n_units)
-                for c in range(n_clf)
-            ],
-            axis=-1,
-        )
+        correct = correct_rows(self.x, self.key_unit, self.n_units)
         x = np.zeros((self.n_units, n_clf, 4))
         x[..., TP] = correct
         x[..., FN] = self.unit_rows[:, None] - correct
@@ -265,9 +259,7 @@ class StoredRecords:
         rows = a["record_rows"].astype(float)
         key_record = a["key_record"].astype(np.intp)
         key_class = a["key_class"].astype(np.intp)
-        x = np.empty(x3.shape[:2] + (4,))
-        x[..., :TN] = x3
-        x[..., TN] = rows[key_record][:, None] - x3.sum(axis=-1)
+        x = with_true_negatives(x3, rows[key_record])
         if classifiers is not None:
             # Keys of classes that only the dropped classifiers touched.
             touched = x[..., :TN].any(axis=(1, 2))

@@ -547,7 +547,6 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_row
         records = StoredRecords.from_keys(
             key_record, key_class, x, record_rows, n_values, copy=False
         )
-        present = categories.first[..., :TN].sum(axis=(-2, -1)) > 0
     else:
         if table is None and n_values ** (n_clf + 1) <= _MAX_JOINT_CELLS:
             table = joint_table(EncodedPredictions(y, codes, values, 0))
@@ -558,69 +557,53 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_row
             agreement = agreement_from_codes(y, codes, n_values)
             records = StoredRecords.from_codes(y, codes, n_values)
         categories, pooled = category_counts(agreement), category_counts(agreement.pooled())
-        present = categories.first[..., :TN].sum(axis=(-2, -1)) > 0
-    if role.pooled:
-        if labels is not None:
-            raise ValueError(
-                "labels does not apply to accuracy, which pools every class; pass labels=None."
-            )
-        class_codes = np.zeros(1, dtype=np.intp)
-        counts = role.marginal_counts(pooled)
-    else:
-        class_codes = _class_codes(values, present, labels)
-        counts = role.marginal_counts(categories.take_classes(class_codes))
+    # A class is present when some row is of it or predicted as it: some
+    # classifier has a TP, FN or FP for it (no pass over the rows needed).
+    present = categories.first[..., :TN].sum(axis=(-2, -1)) > 0
+    class_codes, counts = reported_counts(role, categories, pooled, values, present, labels)
     rows = None
     if keep_rows:
         rows = EncodedPredictions(y, codes, values, 0), record_codes
     return ComparisonData(values, class_codes, counts, role, n_rows, n_records, records, rows)
 
 
+def reported_counts(role, categories, pooled, values, present, labels):
+    """The codes of the classes to report and the role's sums over them.
+
+    Accuracy pools every class into one pseudo-class (code 0 of one).
+
+    Returns
+    -------
+    class_codes : ndarray of intp
+    counts : MarginalCounts
+    """
+    if role.pooled:
+        if labels is not None:
+            raise ValueError(
+                "labels does not apply to accuracy, which pools every class; pass labels=None."
+            )
+        return np.zeros(1, dtype=np.intp), role.marginal_counts(pooled)
+    class_codes = _class_codes(values, present, labels)
+    return class_codes, role.marginal_counts(categories.take_classes(class_codes))
+
+
 def comparison_from_data(
     data, names, confidence_level=0.95, engine="closed-form", stacklevel=2, cov_type="robust"
 ):
-    """Run the engine on prepared data and wrap the result."""
-    role = data.role
-    classes = np.array(["all"], dtype=object) if role.pooled else data.values[data.class_codes]
-    return finish_comparison(
-        data.counts,
-        classes,
-        names,
-        role,
-        n_rows=data.n_rows,
-        n_records=data.n_records,
-        confidence_level=confidence_level,
-        engine=engine,
-        stacklevel=stacklevel + 1,
-        cov_type=cov_type,
-        data=data,
-    )
-
-
-def finish_comparison(
-    counts,
-    classes,
-    names,
-    role,
-    *,
-    n_rows,
-    n_records,
-    confidence_level=0.95,
-    engine="closed-form",
-    stacklevel=2,
-    cov_type="robust",
-    data=None,
-):
-    """Statistics, warnings and the result, from a role's sums.
+    """Statistics, warnings and the result, from prepared data.
 
     Shared by the comparison of arrays and of counts. `data` (a
-    ComparisonData) carries the records the resampling methods and the
-    clustered bias-reduced covariance need; its rows, if any, are for the
-    statsmodels engine and are not kept in the result.
+    ComparisonData) carries the role's sums and the records that the
+    resampling methods and the clustered bias-reduced covariance need; its
+    rows, if any, are for the statsmodels engine and are not kept in the
+    result.
     """
+    role, counts, n_rows, n_records = data.role, data.counts, data.n_rows, data.n_records
+    classes = np.array(["all"], dtype=object) if role.pooled else data.values[data.class_codes]
     clustered = n_records < n_rows
     meat = None
     if cov_type == "bias_reduced":
-        if clustered and (data is None or data.records is None):
+        if clustered and data.records is None:
             raise ValueError(
                 "cov_type='bias_reduced' with clustered rows needs each record's counts, "
                 "which these counts do not keep; pass the arrays (and groups) instead."
@@ -651,7 +634,7 @@ def finish_comparison(
         n_rows=n_rows,
         n_records=n_records,
         cov_type=cov_type,
-        data=None if data is None else data._replace(rows=None),
+        data=data._replace(rows=None),
     )
 
 
