@@ -172,3 +172,83 @@ def test_shared_numbers_and_mixed_objects():
     floats = np.array([1.0, 0.5], dtype=object)[np.arange(9000) % 2]
     with pytest.raises(ValueError, match="y_pred has continuous values"):
         encode_labels(floats, names=("y_pred",))
+
+
+def _joint_reference(arrays):
+    """The joint table by numpy.unique over the concatenated labels."""
+    values, inverse = np.unique(np.concatenate(arrays), return_inverse=True)
+    codes = np.split(inverse.ravel(), np.cumsum([len(a) for a in arrays])[:-1])
+    table = np.zeros((values.shape[0],) * len(arrays), dtype=np.intp)
+    np.add.at(table, tuple(codes), 1)
+    return table, values
+
+
+@pytest.mark.parametrize(
+    "names, counted",
+    [
+        ([f"class_{k}" for k in range(10)], True),
+        (["b", "a"], True),
+        (["same"], True),
+        (["x😀", "y😀", "z😀"], True),
+        # Keys over sparse spans ("class_10" varies in two columns) would
+        # make a table of 500**3 cells: the general path encodes them.
+        ([f"class_{k}" for k in range(12)], False),
+        (["cat", "dog", "bird", "émeu", "", "a much longer class name"], False),
+    ],
+)
+def test_string_joint_table_matches_numpy_unique(names, counted):
+    rng = np.random.default_rng(0)
+    labels = np.array(names)
+    # Different widths per array, and a class that only some arrays hold.
+    wider = f"<U{labels.itemsize // 4 + 3}"
+    arrays = [
+        labels[rng.integers(0, len(names), 5000)],
+        labels[rng.integers(0, max(len(names) - 1, 1), 5000)].astype(wider),
+        labels[rng.integers(0, len(names), 5000)][::-1],
+    ]
+    result = _labels.string_joint_table(arrays, 2**20)
+    assert (result is not None) == counted
+    if counted:
+        table, values = result
+        expected_table, expected_values = _joint_reference(arrays)
+        np.testing.assert_array_equal(table, expected_table)
+        assert values.tolist() == expected_values.tolist()
+        # The values are those the general encoder gives (same dtype too).
+        assert values.dtype == encode_sorted(*arrays)[1].dtype
+
+
+def test_string_joint_table_when_the_sample_misses_a_character():
+    n = 100_000
+    y = np.full(n, "class_1")
+    a = np.full(n, "class_1")
+    y[3] = "class_2"  # not in the sample of every (n // 4096)-th row
+    a[5] = "clasz_1"  # varies in a column that is constant in the sample
+    a[7] = "class_10"  # a longer label: the trailing NUL varies
+    table, values = _labels.string_joint_table([y, a], 2**20)
+    expected_table, expected_values = _joint_reference([y, a])
+    np.testing.assert_array_equal(table, expected_table)
+    assert values.tolist() == expected_values.tolist()
+
+
+def test_string_joint_table_declines_what_it_does_not_count():
+    rng = np.random.default_rng(3)
+    labels = np.array(["alpha", "beta", "gamma", "delta"])
+    y, a = labels[rng.integers(0, 4, 300)], labels[rng.integers(0, 4, 300)]
+    assert _labels.string_joint_table([y, a], 3) is None  # too many cells
+    assert _labels.string_joint_table([y, a.astype(object)], 2**20) is None
+    assert _labels.string_joint_table([y[:0], a[:0]], 2**20) is None
+    labels = np.array(["k1", "k2", "k3"])
+    y, a = labels[rng.integers(0, 3, 300)], labels[rng.integers(0, 3, 300)]
+    big_endian = _labels.string_joint_table([y.astype(">U2"), a], 2**20)
+    np.testing.assert_array_equal(big_endian[0], _joint_reference([y, a])[0])
+
+
+def test_compare_precision_of_str_arrays_equals_object_arrays():
+    from sklearn_precision_stats import compare_precision
+
+    rng = np.random.default_rng(4)
+    labels = np.array(["cat", "dog", "émeu"])
+    y, a, b = (labels[rng.integers(0, 3, 400)] for _ in range(3))
+    fast = compare_precision(y, {"a": a, "b": b})
+    general = compare_precision(y.astype(object), {"a": a.astype(object), "b": b.astype(object)})
+    pd.testing.assert_frame_equal(fast.table, general.table)

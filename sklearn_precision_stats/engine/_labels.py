@@ -473,37 +473,21 @@ class StreamingLabelEncoder:
         if not arr.flags.c_contiguous:
             arr = np.ascontiguousarray(arr)
         chars = arr.view(np.uint32).reshape(n, width)
-        # Class labels share most characters ("class_0" .. "class_9" differ
-        # in one): the characters at the positions that vary, read as the
-        # digits of a mixed-radix number, are a collision-free key of the
-        # label, so no row needs to be checked against a representative.
-        # The varying positions are guessed from a sample of rows, so that
-        # the key is built in the same pass over the rows as the ranges that
-        # confirm (or refute) the guess.
-        sample = chars[:: max(1, n // _KEY_SAMPLE)]
-        sample_lo = sample.min(axis=0)
-        columns, spans = _varying_columns(sample_lo, sample.max(axis=0))
-        if math.prod(spans) > _MAX_STRING_KEYS:
-            columns, spans = [], []
-        # When the guess holds, the columns' true ranges are the sample's
-        # (same spans, and the sample's rows are rows), hence the offset.
         key = np.empty(n, dtype=np.intp)
-        guess = columns, spans
-        lo, hi = _scan_strings(chars, columns, spans, _key_offset(sample_lo, *guess), key)
+        scan = _guessed_scan(chars)
+        _scan_strings(scan, key)
+        lo, hi = scan.ranges()
         columns, spans = _varying_columns(lo, hi)
         n_keys = math.prod(spans)
         if n_keys > _MAX_STRING_KEYS:
             return self._encode_strings_by_buckets(arr, chars, name)
-        if (columns, spans) != guess:  # the sample missed a character: again
-            _scan_strings(chars, columns, spans, _key_offset(lo, columns, spans), key)
+        retry = _confirmed_scan(scan)
+        if retry is not None:  # the sample missed a character: again
+            scan = retry
+            _scan_strings(scan, key)
 
         def labels_of(keys):
-            rows = np.repeat(lo[np.newaxis, :], keys.shape[0], axis=0)
-            rest = keys.copy()
-            for j, span in zip(columns[::-1], spans[::-1], strict=True):
-                rows[:, j] += (rest % span).astype(np.uint32)
-                rest //= span
-            return rows.view(arr.dtype).ravel()
+            return scan.labels_of(keys, lo, arr.dtype)
 
         if n_keys > max(_MAX_DIRECT_RANGE, n):
             local, keys = pd.factorize(key)
@@ -661,48 +645,208 @@ def _key_offset(lo, columns, spans):
     return np.int64((offset + 2**63) % 2**64 - 2**63)
 
 
-def _scan_strings(chars, columns, spans, offset, key):
-    """Smallest and largest value of each column; `key` from `columns` on the way.
+class _StringScan:
+    """Column ranges of fixed-width strings and their mixed-radix key, slice by slice.
 
-    ``key`` receives ``sum_j chars[:, j] * (product of the later spans)``
-    over `columns`, minus `offset`: with the offset of the columns'
-    minima, ``sum_j (chars[:, j] - lo[j]) * (...)``, which lies in
-    ``[0, product of the spans)``, so the wrap-around int64 arithmetic
-    on the way is exact. The rows are taken in slices of about a megabyte,
-    so the ranges and the key read each slice from the cache after the
-    first pass brings it in. Within a slice, a reduction along the rows of the narrow
+    :meth:`scan` writes ``sum_j chars[:, j] * (product of the later
+    spans)`` over `columns`, minus `offset`, for a range of rows: with the
+    offset of the columns' minima, ``sum_j (chars[:, j] - lo[j]) * (...)``,
+    which lies in ``[0, product of the spans)``, so the wrap-around int64
+    arithmetic on the way is exact. On the way it updates the smallest and
+    largest value of every column, which :meth:`ranges` returns: they
+    confirm (or refute) `columns` and `spans`. Slices of :attr:`rows` rows
+    (about a megabyte) are read from memory once; the ranges and the key
+    then read them from the cache. A reduction along the rows of the narrow
     array is slow in NumPy (one short inner loop per row); blocks of rows
     laid side by side make the inner loop long.
     """
-    n, width = chars.shape
-    per_block = max(1, 4096 // width)
-    rows = max(per_block, _SCAN_BYTES // (4 * width) // per_block * per_block)
-    # Running minimum and maximum of each column of a block of rows.
-    block_lo = np.full(per_block * width, np.iinfo(chars.dtype).max, dtype=chars.dtype)
-    block_hi = np.zeros(per_block * width, dtype=chars.dtype)
-    lo, hi = block_lo[:width].copy(), block_hi[:width].copy()
-    for start in range(0, n, rows):
-        part = chars[start : start + rows]
+
+    def __init__(self, chars, columns, spans, offset):
+        self.chars, self.columns, self.spans, self.offset = chars, columns, spans, offset
+        width = chars.shape[1]
+        per_block = self.per_block = max(1, 4096 // width)
+        self.rows = max(per_block, _SCAN_BYTES // (4 * width) // per_block * per_block)
+        # Running minimum and maximum of each column of a block of rows.
+        top = np.iinfo(chars.dtype).max
+        self._block_lo = np.full(self.per_block * width, top, dtype=chars.dtype)
+        self._block_hi = np.zeros(self.per_block * width, dtype=chars.dtype)
+        self._lo = np.full(width, top, dtype=chars.dtype)
+        self._hi = np.zeros(width, dtype=chars.dtype)
+
+    @property
+    def n_keys(self):
+        return math.prod(self.spans)
+
+    def scan(self, start, stop, out, subtract=True, horner=False):
+        """Update the ranges with rows `start` to `stop` and write their keys to `out`.
+
+        With `horner`, ``out`` becomes ``out * n_keys + key`` instead (the
+        next digit of a joint key); without `subtract`, the offset is left
+        for the caller to subtract once.
+        """
+        part = self.chars[start:stop]
+        per_block, width = self.per_block, part.shape[1]
         m = part.shape[0] - part.shape[0] % per_block
         if m:
             blocks = part[:m].reshape(m // per_block, per_block * width)
-            np.minimum(block_lo, blocks.min(axis=0), out=block_lo)
-            np.maximum(block_hi, blocks.max(axis=0), out=block_hi)
+            np.minimum(self._block_lo, blocks.min(axis=0), out=self._block_lo)
+            np.maximum(self._block_hi, blocks.max(axis=0), out=self._block_hi)
         if m < part.shape[0]:
-            np.minimum(lo, part[m:].min(axis=0), out=lo)
-            np.maximum(hi, part[m:].max(axis=0), out=hi)
-        out = key[start : start + part.shape[0]]
+            np.minimum(self._lo, part[m:].min(axis=0), out=self._lo)
+            np.maximum(self._hi, part[m:].max(axis=0), out=self._hi)
+        columns = self.columns
         if not columns:
-            out[:] = 0
-            continue
-        out[:] = part[:, columns[0]]
-        for j, span in zip(columns[1:], spans[1:], strict=True):
+            if not horner:
+                out[:] = 0
+            return
+        if horner:
+            out *= self.spans[0]
+            out += part[:, columns[0]]
+        else:
+            out[:] = part[:, columns[0]]
+        for j, span in zip(columns[1:], self.spans[1:], strict=True):
             out *= span
             out += part[:, j]
+        if subtract:
+            out -= self.offset
+
+    def ranges(self):
+        """Smallest and largest value of each column over the rows scanned."""
+        width = self._lo.shape[0]
+        lo = np.minimum(self._lo, self._block_lo.reshape(self.per_block, width).min(axis=0))
+        hi = np.maximum(self._hi, self._block_hi.reshape(self.per_block, width).max(axis=0))
+        return lo, hi
+
+    def labels_of(self, keys, lo, dtype):
+        """The strings of `keys` (ints in ``[0, n_keys)``), given the columns' minima `lo`."""
+        rows = np.repeat(lo[np.newaxis, :], keys.shape[0], axis=0)
+        rest = np.array(keys, dtype=np.int64)
+        for j, span in zip(self.columns[::-1], self.spans[::-1], strict=True):
+            rows[:, j] += (rest % span).astype(np.uint32)
+            rest //= span
+        return rows.view(dtype).ravel()
+
+
+def _guessed_scan(chars):
+    """A :class:`_StringScan` whose columns are guessed from a sample of rows.
+
+    Class labels share most characters ("class_0" .. "class_9" differ in
+    one): the characters at the positions that vary, read as the digits of
+    a mixed-radix number, are a collision-free key of the label, so no row
+    needs to be checked against a representative. Guessing the varying
+    positions from a sample lets the key be built in the same pass over the
+    rows as the ranges that confirm the guess: when it holds, the columns'
+    true ranges are the sample's (same spans, and the sample's rows are
+    rows), hence the offset.
+    """
+    sample = chars[:: max(1, chars.shape[0] // _KEY_SAMPLE)]
+    sample_lo = sample.min(axis=0)
+    columns, spans = _varying_columns(sample_lo, sample.max(axis=0))
+    if math.prod(spans) > _MAX_STRING_KEYS:
+        columns, spans = [], []
+    return _StringScan(chars, columns, spans, _key_offset(sample_lo, columns, spans))
+
+
+def _confirmed_scan(scan):
+    """None when the scan's ranges confirm its columns, else a scan with the true ones."""
+    lo, hi = scan.ranges()
+    columns, spans = _varying_columns(lo, hi)
+    if (columns, spans) == (scan.columns, scan.spans):
+        return None
+    return _StringScan(scan.chars, columns, spans, _key_offset(lo, columns, spans))
+
+
+def _scan_strings(scan, key):
+    """Run `scan` over all its rows, writing the keys to `key`."""
+    n = scan.chars.shape[0]
+    for start in range(0, n, scan.rows):
+        stop = min(start + scan.rows, n)
+        scan.scan(start, stop, key[start:stop])
+
+
+def string_joint_table(arrays, max_cells):
+    """Joint table of fixed-width string labels, counted while they are read.
+
+    The string counterpart of :func:`._counts.integer_joint_table`: every
+    array's mixed-radix key (:class:`_StringScan`) is computed slice by
+    slice, the slices' joint keys counted at once, and only the table's
+    axes are mapped to the sorted labels, so no per-row code array is
+    written. A sample that misses a varying character costs one more pass.
+
+    Parameters
+    ----------
+    arrays : list of ndarray
+        Truth, then each classifier's predictions, of one length.
+    max_cells : int
+        The largest table (in keys) counted this way.
+
+    Returns
+    -------
+    table : ndarray of intp, shape (K,) * len(arrays)
+        Records per (truth, pred_1, ..., pred_C) cell, labels sorted.
+    values : ndarray of str, shape (K,)
+        The labels, sorted, as :func:`encode_sorted` gives them.
+
+    None when some array is not a non-empty 1-D NumPy ``str`` array or the
+    keys allow more than `max_cells` cells (the general path encodes those).
+    """
+    if not all(
+        isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype.kind == "U" and a.dtype.itemsize
+        for a in arrays
+    ):
+        return None
+    n = arrays[0].shape[0]
+    if n == 0:
+        return None
+    # Native byte order: swapped characters would make the spans huge.
+    arrays = [np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("=")) for a in arrays]
+    scans = [_guessed_scan(a.view(np.uint32).reshape(n, -1)) for a in arrays]
+    while True:
+        sizes = [s.n_keys for s in scans]
+        n_cells = math.prod(sizes)
+        if n_cells > max_cells:
+            return None
+        table = _count_string_keys(scans, n, n_cells)
+        retry = [_confirmed_scan(s) for s in scans]
+        if all(r is None for r in retry):
+            break
+        scans = [s if r is None else r for s, r in zip(scans, retry, strict=True)]
+    table = table.reshape(sizes)
+    # Each axis's present keys, their labels, and those labels' sorted codes.
+    present, labels = [], []
+    for axis, (scan, arr) in enumerate(zip(scans, arrays, strict=True)):
+        others = tuple(a for a in range(table.ndim) if a != axis)
+        keys = np.flatnonzero(table.sum(axis=others))
+        present.append(keys)
+        labels.append(scan.labels_of(keys, scan.ranges()[0], arr.dtype))
+    # As the encoder builds them: Python strings, NumPy's narrowest width.
+    values = np.array(sorted(set(np.concatenate(labels).tolist())))
+    out = np.zeros((values.shape[0],) * table.ndim, dtype=np.intp)
+    codes = [np.searchsorted(values, lab) for lab in labels]
+    out[np.ix_(*codes)] = table[np.ix_(*present)]
+    return out, values
+
+
+def _count_string_keys(scans, n, n_cells):
+    """Rows per joint key of the scans' arrays, slice by slice."""
+    rows = min(s.rows for s in scans)
+    joint = np.empty(min(rows, n), dtype=np.intp)
+    # The joint key is one mixed-radix number over every array's columns,
+    # built in place (Horner's scheme); the arrays' offsets are combined
+    # into one, subtracted once per slice (int64 wrap-around keeps it exact).
+    offset = 0
+    for scan in scans:
+        offset = offset * scan.n_keys + int(scan.offset)
+    offset = np.int64((offset + 2**63) % 2**64 - 2**63)
+    table = np.zeros(n_cells, dtype=np.intp)
+    for start in range(0, n, rows):
+        stop = min(start + rows, n)
+        out = joint[: stop - start]
+        for i, scan in enumerate(scans):
+            scan.scan(start, stop, out, subtract=False, horner=i > 0)
         out -= offset
-    np.minimum(lo, block_lo.reshape(per_block, width).min(axis=0), out=lo)
-    np.maximum(hi, block_hi.reshape(per_block, width).max(axis=0), out=hi)
-    return lo, hi
+        table += np.bincount(out, minlength=n_cells)
+    return table
 
 
 def _string_weights(width):

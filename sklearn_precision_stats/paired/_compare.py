@@ -29,6 +29,7 @@ from ..engine._counts import (
 )
 from ..engine._dask import counts_from_dask, is_dask_collection
 from ..engine._diagnostics import diagnose
+from ..engine._labels import string_joint_table
 from ..engine._marginal_model import omnibus_statistics, pairwise_statistics
 from ..engine._roles import get_role
 from ..engine._units import StoredRecords
@@ -527,9 +528,12 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_row
     table = None
     if groups is None and not keep_rows:
         table = integer_joint_table([y_true, *preds])
+        if table is not None:
+            dtype = np.result_type(*[a.dtype for a in (y_true, *preds)])
+            values = np.arange(table.shape[0]).astype(dtype)
+        elif (fused := string_joint_table([y_true, *preds], _MAX_JOINT_CELLS)) is not None:
+            table, values = fused
     if table is not None:
-        dtype = np.result_type(*[a.dtype for a in (y_true, *preds)])
-        values = np.arange(table.shape[0]).astype(dtype)
         codes = None
     else:
         encoded = _encode_predictions(y_true, preds, names)
