@@ -392,15 +392,36 @@ class ComparisonCounts:
             self._compact()
 
     def _compact(self):
-        # Each part's keys are distinct: a single part is already compact.
-        if len(self._key_parts) <= 1:
-            self._key_compact = sum(k.shape[0] for k, _ in self._key_parts)
-            return
-        keys = np.concatenate([k for k, _ in self._key_parts])
-        x = np.concatenate([v for _, v in self._key_parts])
-        keys, x = _group_sum(keys, x)
-        self._key_parts = [(keys, x)]
-        self._key_compact = keys.shape[0]
+        """Concatenate the parts, summing the keys of records that span parts.
+
+        Only a record with keys in several parts (its rows span chunks) can
+        have duplicate keys; the other keys are kept as they are, so chunks
+        of records in order cost no hashing.
+        """
+        parts = self._key_parts
+        if len(parts) > 1:
+            keys = np.concatenate([k for k, _ in parts])
+            x = np.concatenate([v for _, v in parts])
+            record = keys >> _CLASS_BITS
+            part = np.repeat(np.arange(len(parts)), [k.shape[0] for k, _ in parts])
+            # One part per record is marked (whichever write NumPy keeps): a
+            # record is in several parts exactly when some key's part differs.
+            mark = np.empty(self._records.n_values, dtype=np.intp)
+            mark[record] = part
+            spans = np.zeros(self._records.n_values, dtype=bool)
+            spans[record[mark[record] != part]] = True
+            shared = spans[record]
+            if shared.any():
+                grouped_keys, grouped_x = _group_sum(keys[shared], x[shared])
+                keys = np.concatenate([keys[~shared], grouped_keys])
+                x = np.concatenate([x[~shared], grouped_x])
+            self._key_parts = [(keys, x)]
+        self._key_compact = sum(k.shape[0] for k, _ in self._key_parts)
+
+    def _keys(self):
+        """Every (record, class) key once, and its TP, FN, FP per classifier."""
+        self._compact()
+        return self._key_parts[0] if self._key_parts else _empty_keys(len(self._names))
 
     def merge(self, other: ComparisonCounts) -> ComparisonCounts:
         """Counts of both (e.g. of two parts of a file); a new object."""
@@ -528,8 +549,7 @@ class ComparisonCounts:
         order = self._labels.order
         present = np.ones(n_values, dtype=bool)
         if self._clustered and self.n_records < self._n_rows:
-            self._compact()
-            keys, x = self._key_parts[0] if self._key_parts else _empty_keys(len(self._names))
+            keys, x = self._keys()
             categories = _categories_from_keys(
                 keys >> _CLASS_BITS,
                 keys & ((1 << _CLASS_BITS) - 1),
@@ -556,8 +576,7 @@ class ComparisonCounts:
         if not self._clustered:
             table = self.joint_table()
             return None if table is None else StoredRecords.from_table(table)
-        self._compact()
-        keys, x = self._key_parts[0] if self._key_parts else _empty_keys(len(self._names))
+        keys, x = self._keys()
         # Classes and records in sorted order, as compare_* numbers them.
         rank = np.argsort(self._labels.order)
         record_order = self._records.order

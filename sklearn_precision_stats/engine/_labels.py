@@ -389,13 +389,17 @@ class StreamingLabelEncoder:
         if arr.size == 0:
             return np.empty(0, dtype=np.intp)
         lo, hi = int(arr.min()), int(arr.max())
+        # A table over the labels' range costs memory in proportion to the
+        # chunk or to the labels already known (record ids streaming in):
+        # either way no more than the codes themselves.
+        limit = max(_MAX_DIRECT_RANGE, arr.shape[0], 2 * len(self._labels))
         if self._lut is None and self._labels:
             # Rebuild the table from known integer labels, if they are compact.
             lookup = self._synced_lookup()
             keys = [k for k in lookup if isinstance(k, int)]
             if len(keys) == len(lookup):
                 lo_k, hi_k = min(keys), max(keys)
-                if hi_k - lo_k < _MAX_DIRECT_RANGE:
+                if hi_k - lo_k < limit:
                     self._lut_lo = lo_k
                     self._lut = np.full(hi_k - lo_k + 1, -1, dtype=np.intp)
                     index = np.array([k - lo_k for k in keys], dtype=np.intp)
@@ -408,7 +412,7 @@ class StreamingLabelEncoder:
         new_lo = min(lo, self._lut_lo)
         new_hi = max(hi, self._lut_lo + self._lut.shape[0] - 1)
         span = new_hi - new_lo + 1
-        if span > max(_MAX_DIRECT_RANGE, arr.shape[0]):
+        if span > limit:
             self._lut = None
             return self._encode_hashed_integers(arr, name)
         if new_lo != self._lut_lo or span != self._lut.shape[0]:
