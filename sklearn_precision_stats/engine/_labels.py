@@ -126,6 +126,13 @@ class StreamingLabelEncoder:
 
     @property
     def order(self) -> np.ndarray:
+        lut = self._lut
+        if self._kind == "num" and lut is not None:
+            # The table lists the codes in increasing label order already
+            # (record ids: no array of labels to build and sort).
+            codes = lut[lut >= 0]
+            if codes.shape[0] == self.n_values:
+                return codes
         try:
             return np.argsort(self.values, kind="stable").astype(np.intp, copy=False)
         except TypeError:  # labels without an order (arbitrary objects)
