@@ -265,3 +265,65 @@ def test_order_of_integer_labels_from_the_lookup_table():
     np.testing.assert_array_equal(enc.order, np.argsort(enc.values, kind="stable"))
     enc.encode(np.array([10**12]))  # beyond the table: sorted the general way
     np.testing.assert_array_equal(enc.order, np.argsort(enc.values, kind="stable"))
+
+
+def _pandas_inputs(kind, arrays):
+    if kind == "category":
+        return [pd.Series(a, dtype="category") for a in arrays]
+    if kind == "unused categories":
+        categories = sorted(set(np.concatenate(arrays).tolist()) | {"zebra", "aardvark"})
+        return [pd.Categorical(a, categories=categories[::-1]) for a in arrays]
+    if kind == "string":
+        return [pd.Series(a, dtype="string") for a in arrays]
+    if kind == "str":
+        return [pd.Series(a, dtype="str") for a in arrays]
+    if kind == "mixed":
+        return [arrays[0], pd.Series(arrays[1], dtype="category"), pd.array(arrays[2], "string")]
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["category", "unused categories", "string", "str", "mixed"])
+@pytest.mark.parametrize("metric", ["precision", "npv", "accuracy"])
+def test_pandas_categorical_and_string_labels_give_the_numpy_results(kind, metric):
+    import sklearn_precision_stats as sps
+
+    rng = np.random.default_rng(8)
+    labels = np.array(["setosa", "versicolor", "virginica", "émeu"])
+    arrays = [labels[rng.integers(0, 4, 600)] for _ in range(3)]
+    compare = getattr(sps, f"compare_{metric}")
+    expected = compare(arrays[0], {"a": arrays[1], "b": arrays[2]})
+    y, a, b = _pandas_inputs(kind, arrays)
+    result = compare(y, {"a": a, "b": b})
+    pd.testing.assert_frame_equal(result.table, expected.table)
+    np.testing.assert_array_equal(result.classes, expected.classes)
+    # The records kept for resampling are the same, so are the resampled tests.
+    if metric != "accuracy":
+        tests = [
+            res.global_test(method="permutation", n_resamples=50, random_state=0)
+            for res in (result, expected)
+        ]
+        assert tests[0].pvalue == tests[1].pvalue
+
+
+def test_factorized_joint_table_counts_codes_and_declines_missing_labels():
+    y = pd.Categorical(["b", "a", "b", "c"], categories=["c", "b", "a", "unused"])
+    a = pd.array(["a", "a", "b", "d"], dtype="string")
+    table, values = _labels.factorized_joint_table([y, a], 2**20, ["y_true", "y_preds['a']"])
+    expected, expected_values = _joint_reference([np.asarray(y), np.asarray(a, dtype=str)])
+    assert values.tolist() == ["a", "b", "c", "d", "unused"]
+    np.testing.assert_array_equal(table[:4, :4], expected)
+    assert table[4].sum() == table[:, 4].sum() == 0
+    missing = pd.array(["a", None, "b", "d"], dtype="string")
+    assert _labels.factorized_joint_table([y, missing], 2**20) is None
+    assert _labels.factorized_joint_table([y, np.asarray(a, dtype=str)], 2**20) is None
+    assert _labels.factorized_joint_table([y, a], 3) is None
+
+
+@pytest.mark.parametrize("dtype", ["category", "string", "str"])
+def test_missing_pandas_labels_are_named_by_row(dtype):
+    from sklearn_precision_stats import compare_precision
+
+    y = pd.Series(["a", "b", "a", "b", "a"], dtype=dtype)
+    a = pd.Series(["a", "b", None, "b", "a"], dtype=dtype)
+    with pytest.raises(ValueError, match=r"y_preds\['a'\].*missing label.*row 2"):
+        compare_precision(y, {"a": a, "b": y})

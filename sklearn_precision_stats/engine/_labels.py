@@ -823,18 +823,77 @@ def string_joint_table(arrays, max_cells):
             break
         scans = [s if r is None else r for s, r in zip(scans, retry, strict=True)]
     table = table.reshape(sizes)
-    # Each axis's present keys, their labels, and those labels' sorted codes.
+    # Each axis's present keys and their labels.
     present, labels = [], []
     for axis, (scan, arr) in enumerate(zip(scans, arrays, strict=True)):
         others = tuple(a for a in range(table.ndim) if a != axis)
         keys = np.flatnonzero(table.sum(axis=others))
         present.append(keys)
         labels.append(scan.labels_of(keys, scan.ranges()[0], arr.dtype))
-    # As the encoder builds them: Python strings, NumPy's narrowest width.
-    values = np.array(sorted(set(np.concatenate(labels).tolist())))
+    return _table_over_labels(table[np.ix_(*present)], labels)
+
+
+def factorized_joint_table(arrays, max_cells, names=None):
+    """Joint table of pandas categorical or string labels, from their codes.
+
+    A categorical brings its codes; a pandas string array (Arrow-backed by
+    default) is factorised by pandas' hash table, which is far cheaper than
+    turning it into Python strings. The codes are counted as integer labels
+    (:func:`._counts.integer_joint_table`), and only the table's axes are
+    mapped to the sorted labels.
+
+    Parameters
+    ----------
+    arrays : list
+        Truth, then each classifier's predictions, of one length.
+    max_cells : int
+        The largest table (in distinct labels per array) counted this way.
+    names : list of str, default=None
+        Argument names for the encoder's messages.
+
+    Returns
+    -------
+    (table, values) as :func:`string_joint_table`, or None when some array
+    is neither a :class:`pandas.Categorical` nor a pandas string array,
+    a label is missing (the encoder then names its row) or the table
+    would be too large.
+    """
+    from ._counts import integer_joint_table
+
+    codes, uniques = [], []
+    for arr in arrays:
+        if isinstance(arr, pd.Categorical):
+            codes.append(np.asarray(arr.codes))
+            uniques.append(arr.categories.to_numpy())
+        elif isinstance(arr, pd.api.extensions.ExtensionArray) and isinstance(
+            arr.dtype, pd.StringDtype
+        ):
+            code, unique = pd.factorize(arr, use_na_sentinel=True)
+            codes.append(code)
+            uniques.append(np.asarray(unique, dtype=object))
+        else:
+            return None
+    if math.prod(max(u.shape[0], 1) for u in uniques) > max_cells:
+        return None
+    table = integer_joint_table(codes)  # None when a code is -1: a missing label
+    if table is None:
+        return None
+    # Every category is a label, used or not, as the encoder has it.
+    full = np.zeros([u.shape[0] for u in uniques], dtype=table.dtype)
+    kept = tuple(slice(0, min(table.shape[0], u.shape[0])) for u in uniques)
+    full[kept] = table[kept]
+    return _table_over_labels(full, uniques, names)
+
+
+def _table_over_labels(table, axis_labels, names=None):
+    """A table over each axis's own distinct labels, re-indexed by their sorted union.
+
+    The labels are encoded as :func:`encode_sorted` encodes label arrays,
+    so the values (and their checks and type) are the encoder's.
+    """
+    codes, values = encode_sorted(*axis_labels, names=names)
     out = np.zeros((values.shape[0],) * table.ndim, dtype=np.intp)
-    codes = [np.searchsorted(values, lab) for lab in labels]
-    out[np.ix_(*codes)] = table[np.ix_(*present)]
+    out[np.ix_(*codes)] = table
     return out, values
 
 

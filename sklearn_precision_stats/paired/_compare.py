@@ -29,7 +29,7 @@ from ..engine._counts import (
 )
 from ..engine._dask import counts_from_dask, is_dask_collection
 from ..engine._diagnostics import diagnose
-from ..engine._labels import string_joint_table
+from ..engine._labels import factorized_joint_table, string_joint_table
 from ..engine._marginal_model import omnibus_statistics, pairwise_statistics
 from ..engine._roles import get_role
 from ..engine._units import StoredRecords
@@ -489,8 +489,9 @@ def _compare(
             "(or pass a ComparisonCounts as y_true)."
         )
     _check_aligned_indexes(y_true=y_true, groups=groups)
-    # Missing labels among objects are found by the engine's label encoder.
-    y_true, names, preds = _check_predictions(y_true, y_preds, reference, check_missing=False)
+    # The engine's label encoder finds missing labels among objects and
+    # reads pandas categoricals and string arrays without Python objects.
+    y_true, names, preds = _check_predictions(y_true, y_preds, reference, for_encoder=True)
     groups = _check_groups(groups, y_true.shape[0])
     data = prepare_comparison(
         y_true,
@@ -531,8 +532,14 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_row
         if table is not None:
             dtype = np.result_type(*[a.dtype for a in (y_true, *preds)])
             values = np.arange(table.shape[0]).astype(dtype)
-        elif (fused := string_joint_table([y_true, *preds], _MAX_JOINT_CELLS)) is not None:
-            table, values = fused
+        else:
+            # Labels read straight into the table: fixed-width strings, and
+            # pandas categoricals and string arrays (from their codes).
+            fused = string_joint_table([y_true, *preds], _MAX_JOINT_CELLS)
+            if fused is None:
+                fused = factorized_joint_table([y_true, *preds], _MAX_JOINT_CELLS, names)
+            if fused is not None:
+                table, values = fused
     if table is not None:
         codes = None
     else:

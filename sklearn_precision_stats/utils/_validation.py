@@ -26,16 +26,25 @@ def _check_integer(value, name, minimum, hint=""):
     return int(value)
 
 
-def _as_label_array(values, name, check_missing=True):
+def _as_label_array(values, name, for_encoder=False):
     """Return `values` as a 1-D NumPy array of labels, with a clear error.
 
-    `check_missing=False` leaves None and NaN among object labels to the
-    caller's label encoder (the engine's rejects them naming the row, after
-    finding the distinct objects, which is far cheaper than testing every
-    row here).
+    `for_encoder=True` is for callers that encode the labels with the
+    engine's label encoder: None and NaN among object labels are left to it
+    (it rejects them naming the row, after finding the distinct objects,
+    which is far cheaper than testing every row here), and pandas
+    categoricals and string arrays are returned as pandas arrays, whose
+    codes it reads without making a Python object per row.
     """
     if values is None:
         raise ValueError(f"{name} is None; pass an array-like of class labels.")
+    if for_encoder:
+        array = values.array if isinstance(values, (pd.Series, pd.Index)) else values
+        if isinstance(array, pd.Categorical) or (
+            isinstance(array, pd.api.extensions.ExtensionArray)
+            and isinstance(array.dtype, pd.StringDtype)
+        ):
+            return array
     # pandas Categorical and Series are accepted; column_or_1d copies nothing
     # for 1-D arrays, which matters for 10^7-record inputs.
     if hasattr(values, "to_numpy"):
@@ -58,7 +67,7 @@ def _as_label_array(values, name, check_missing=True):
             f"{name} contains NaN at row {int(np.argmax(np.isnan(arr)))}; every row "
             f"needs {what}. Drop or fill the rows with missing values first."
         )
-    if arr.dtype.kind == "O" and check_missing:
+    if arr.dtype.kind == "O" and not for_encoder:
         # None or NaN among object labels cannot be ordered or compared.
         mask = pd.isna(arr)
         if mask.any():
@@ -98,10 +107,10 @@ def _named_items(obj, name, expected, fix):
     return items
 
 
-def _check_predictions(y_true, y_preds, reference, check_missing=True):
+def _check_predictions(y_true, y_preds, reference, for_encoder=False):
     """Validate `y_true` and the mapping of classifier name -> predictions.
 
-    `check_missing=False`: see :func:`_as_label_array`.
+    `for_encoder`: see :func:`_as_label_array`.
 
     Returns
     -------
@@ -112,7 +121,7 @@ def _check_predictions(y_true, y_preds, reference, check_missing=True):
         Predictions in the order of `names`.
     """
     raw_y_true = y_true
-    y_true = _as_label_array(y_true, "y_true", check_missing)
+    y_true = _as_label_array(y_true, "y_true", for_encoder)
     items = _named_items(
         y_preds,
         "y_preds",
@@ -127,7 +136,7 @@ def _check_predictions(y_true, y_preds, reference, check_missing=True):
         raise ValueError("y_true is empty; at least one row is needed.")
     preds = []
     for name, pred in items:
-        pred = _as_label_array(pred, f"y_preds[{name!r}]", check_missing)
+        pred = _as_label_array(pred, f"y_preds[{name!r}]", for_encoder)
         if pred.shape[0] != y_true.shape[0]:
             raise ValueError(
                 f"y_preds[{name!r}] has {pred.shape[0]} rows but y_true has "
