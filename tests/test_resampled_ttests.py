@@ -349,6 +349,26 @@ def test_identical_models_give_nan_with_warning(data):
         )
 
 
+def test_undefined_warnings_point_at_the_callers_line(data):
+    X, y = data
+    same = GaussianNB(), GaussianNB()
+    scores = [0.8, 0.9, 0.7], [0.7, 0.8, 0.6]
+    calls = {
+        "5x2cv paired t": lambda: paired_ttest_5x2cv(*same, X, y, random_state=0),
+        "combined F": lambda: combined_ftest_5x2cv(*same, X, y, random_state=0),
+        "k-fold paired t": lambda: paired_ttest_kfold_cv(*same, X, y, cv=3),
+        "corrected resampled paired t": lambda: paired_ttest_resampled(
+            *same, X, y, cv=ShuffleSplit(n_splits=3, random_state=0), corrected=True
+        ),
+        "resampled paired t": lambda: corrected_resampled_ttest(*scores, n_train=9, n_test=1),
+        "repeated k-fold paired t": lambda: corrected_repeated_kfold_ttest(*scores, n_splits=3),
+    }
+    for match, call in calls.items():
+        with pytest.warns(UndefinedStatisticWarning, match=match) as record:
+            call()
+        assert {w.filename for w in record} == {__file__}, match
+
+
 def test_input_errors(data):
     X, y = data
     with pytest.raises(ValueError, match="exactly 10 train/test splits"):

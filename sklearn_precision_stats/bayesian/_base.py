@@ -6,20 +6,42 @@ and a p-value, so its result does not subclass
 dataclass with the same repr and HTML repr, whose first three fields are the
 posterior probabilities ``p_left``, ``p_rope`` and ``p_right`` of the
 difference ``a - b`` lying below ``-rope``, within ``[-rope, rope]`` and
-above ``rope``. It unpacks as ``p_left, p_rope, p_right = result``, like
-the tuple returned by baycomp.
+above ``rope``, and the fourth ``rope``. It unpacks as ``p_left, p_rope,
+p_right = result``, like the tuple returned by baycomp.
 """
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..results._base import TestResult
 
 __all__ = []
 
 
+def _most_probable_region(samples):
+    """Which region has the largest probability, draw by draw, and the shares.
+
+    ``samples`` holds posterior draws of ``(theta_left, theta_rope,
+    theta_right)``, one row per draw. Returns the winning region of each
+    draw (0, 1 or 2; ties go to the first, as in baycomp) and the share of
+    draws each region wins: baycomp's ``p_left``, ``p_rope``, ``p_right``.
+    """
+    winners = np.argmax(samples, axis=1)
+    return winners, np.bincount(winners, minlength=3) / winners.shape[0]
+
+
 @dataclass(frozen=True, repr=False)
 class BayesianResult:
-    """Base class: posterior probabilities of the three regions, then details."""
+    """Base class: posterior probabilities of the three regions, then details.
+
+    Each subclass documents what its probabilities are of.
+    """
+
+    p_left: float
+    p_rope: float
+    p_right: float
+    rope: float
 
     def __iter__(self):
         return iter((self.p_left, self.p_rope, self.p_right))

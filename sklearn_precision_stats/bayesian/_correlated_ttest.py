@@ -85,10 +85,6 @@ class BayesianCorrelatedTTestResult(BayesianResult):
         Number of paired scores.
     """
 
-    p_left: float
-    p_rope: float
-    p_right: float
-    rope: float
     mean: float
     scale: float
     df: int

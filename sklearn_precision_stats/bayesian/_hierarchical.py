@@ -27,7 +27,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ..results._base import ConfidenceInterval, _check_confidence_level
 from ..utils._random_state import check_random_state_any
 from ..utils._sklearn_compat import Interval, validate_params
-from ._base import BayesianResult
+from ._base import BayesianResult, _most_probable_region
 
 __all__ = ["BayesianHierarchicalResult", "bayesian_hierarchical_test"]
 
@@ -232,10 +232,6 @@ class BayesianHierarchicalResult(BayesianResult):
         Posterior draws of each data set's mean difference ``delta_i``.
     """
 
-    p_left: float
-    p_rope: float
-    p_right: float
-    rope: float
     n_datasets: int
     n_scores: int
     n_samples: int
@@ -590,8 +586,7 @@ def bayesian_hierarchical_test(
     else:
         delta_draws = draws("delta") * within
     samples = _region_thetas(rope, nu_draws, delta0_draws, std0_draws)
-    winners = np.argmax(samples, axis=1)
-    p = np.bincount(winners, minlength=3) / winners.shape[0]
+    winners, p = _most_probable_region(samples)
     # Monte Carlo error of each share from the autocorrelation of its indicator.
     indicators = (winners[None, :] == np.arange(3)[:, None]).reshape(3, chains, n_samples)
     mcse = []

@@ -17,7 +17,7 @@ from sklearn.utils import check_random_state
 
 from ..classic._resampled_ttests import _check_paired_scores
 from ..utils._sklearn_compat import Interval, validate_params
-from ._base import BayesianResult
+from ._base import BayesianResult, _most_probable_region
 
 __all__ = ["BayesianSignedRankResult", "bayesian_signed_rank_test"]
 
@@ -84,10 +84,6 @@ class BayesianSignedRankResult(BayesianResult):
         points of the probability simplex.
     """
 
-    p_left: float
-    p_rope: float
-    p_right: float
-    rope: float
     n_datasets: int
     n_samples: int
     prior_strength: float
@@ -203,13 +199,11 @@ def bayesian_signed_rank_test(
     rng = _check_generator(random_state)
     rope, prior_strength = float(rope), float(prior_strength)
     samples = _sample_posterior(scores_a - scores_b, rope, prior_strength, n_samples, rng)
-    # Which region is the most probable, draw by draw (ties go to the
-    # first, as in baycomp).
-    winners = np.bincount(np.argmax(samples, axis=1), minlength=3) / n_samples
+    _, p = _most_probable_region(samples)
     return BayesianSignedRankResult(
-        p_left=float(winners[0]),
-        p_rope=float(winners[1]),
-        p_right=float(winners[2]),
+        p_left=float(p[0]),
+        p_rope=float(p[1]),
+        p_right=float(p[2]),
         rope=rope,
         n_datasets=int(scores_a.shape[0]),
         n_samples=int(n_samples),

@@ -41,11 +41,12 @@ def _pvalue(statistic, alternative, distribution):
     return float(min(1.0, 2.0 * distribution.sf(abs(statistic))))
 
 
-def _warn_undefined(what, reason):
+def _warn_undefined(what, reason, stacklevel=3):
+    """Warn that `what` is NaN because of `reason`, pointing `stacklevel` frames up."""
     warnings.warn(
         f"{what} is undefined ({reason}); it is reported as NaN.",
         UndefinedStatisticWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
 
 

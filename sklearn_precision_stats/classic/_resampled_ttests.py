@@ -240,36 +240,62 @@ def _scale(*scores):
     return max(float(np.max(np.abs(s))) for s in scores)
 
 
-def _paired_t(differences, ratio, alternative, method, scale):
-    """t test of mean(differences) = 0 with variance factor 1/J + ratio.
+def _t_test(
+    difference, standard_error, spread, scale, df, *, alternative, method, reason, stacklevel
+):
+    """The t test of ``difference / standard_error`` with ``df`` degrees of freedom.
 
-    ``ratio = 0`` is the ordinary paired t test; ``ratio = n_test / n_train``
-    is Nadeau and Bengio's correction for overlapping training sets.
-    ``scale`` is the largest absolute score the differences came from.
+    Every t test of this module ends here. ``spread`` is the spread of the
+    score differences behind ``standard_error`` and ``scale`` the largest
+    absolute score: when the differences do not vary beyond rounding, the
+    statistic is NaN with an ``UndefinedStatisticWarning`` giving ``reason``,
+    which points ``stacklevel`` frames above the caller (1: the caller's
+    caller).
     """
-    n_iter = differences.shape[0]
-    mean = float(differences.mean())
-    variance = float(differences.var(ddof=1))
-    standard_error = math.sqrt(variance * (1.0 / n_iter + ratio))
-    df = n_iter - 1
-    if _no_variation(math.sqrt(variance), scale):
-        _warn_undefined(
-            f"The {method} test",
-            "the score differences do not vary across splits",
-        )
+    if _no_variation(spread, scale):
+        # Beyond the caller's count: this function's frame and _warn_undefined's.
+        _warn_undefined(f"The {method} test", reason, stacklevel=stacklevel + 3)
         statistic = pvalue = standard_error = math.nan
     else:
-        statistic = mean / standard_error
+        statistic = difference / standard_error
         pvalue = _pvalue(statistic, alternative, stats.t(df))
     return TTestResult(
         statistic=float(statistic),
         pvalue=float(pvalue),
         df=df,
-        difference=mean,
+        difference=difference,
         standard_error=standard_error,
         alternative=alternative,
         method=method,
     )
+
+
+def _paired_t(scores_a, scores_b, ratio, alternative, method, stacklevel):
+    """t test of mean(scores_a - scores_b) = 0 with variance factor 1/J + ratio.
+
+    ``ratio = 0`` is the ordinary paired t test; ``ratio = n_test / n_train``
+    is Nadeau and Bengio's correction for overlapping training sets.
+    Warnings point ``stacklevel`` frames above the caller.
+    """
+    differences = scores_a - scores_b
+    n_iter = differences.shape[0]
+    variance = float(differences.var(ddof=1))
+    return _t_test(
+        float(differences.mean()),
+        math.sqrt(variance * (1.0 / n_iter + ratio)),
+        math.sqrt(variance),
+        _scale(scores_a, scores_b),
+        n_iter - 1,
+        alternative=alternative,
+        method=method,
+        reason="the score differences do not vary across splits",
+        stacklevel=stacklevel + 1,
+    )
+
+
+# Why the 5x2cv statistics are undefined: their variance estimate pools the
+# spread of the two fold differences within each replication.
+_FIVE_BY_TWO_CONSTANT = "the score differences are identical within every replication"
 
 
 def _five_by_two_differences(differences):
@@ -280,6 +306,20 @@ def _five_by_two_differences(differences):
 
 
 # ---------------------------------------------------------- refitting
+
+
+def _default_cv(stratified_splitter, splitter, random_state, **params):
+    """The ``default_cv`` of ``_refit_scores``: a splitter seeded by ``random_state``.
+
+    ``random_state`` is checked here, at once, even when ``cv`` is given.
+    """
+    random_state = _sklearn_random_state(random_state)
+
+    def default_cv(stratified):
+        chosen = stratified_splitter if stratified else splitter
+        return chosen(**params, random_state=random_state)
+
+    return default_cv
 
 
 def _refit_scores(
@@ -342,11 +382,9 @@ def _refit_scores(
 
 def _five_by_two(estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs):
     """Fold differences ``p`` (5, 2), per-replication variances ``s2``, score scale."""
-    random_state = _sklearn_random_state(random_state)
-
-    def default_cv(stratified):
-        splitter = RepeatedStratifiedKFold if stratified else RepeatedKFold
-        return splitter(n_splits=2, n_repeats=5, random_state=random_state)
+    default_cv = _default_cv(
+        RepeatedStratifiedKFold, RepeatedKFold, random_state, n_splits=2, n_repeats=5
+    )
 
     scores_a, scores_b, _, _ = _refit_scores(
         estimator_a,
@@ -364,12 +402,15 @@ def _five_by_two(estimator_a, estimator_b, X, y, scoring, cv, random_state, grou
 
 
 def _refit_paired_t(estimator_a, estimator_b, X, y, *, corrected, alternative, name, **kwargs):
-    """Paired t test over refitted splits, Nadeau-Bengio corrected if asked."""
+    """Paired t test over refitted splits, Nadeau-Bengio corrected if asked.
+
+    Called by the public functions directly: warnings point at their caller.
+    """
     _check_alternative(alternative)
     scores_a, scores_b, n_train, n_test = _refit_scores(estimator_a, estimator_b, X, y, **kwargs)
     ratio = n_test / n_train if corrected else 0.0
     method = f"corrected {name}" if corrected else name
-    return _paired_t(scores_a - scores_b, ratio, alternative, method, _scale(scores_a, scores_b))
+    return _paired_t(scores_a, scores_b, ratio, alternative, method, stacklevel=2)
 
 
 # Parameter descriptions shared by the docstrings below.
@@ -387,6 +428,11 @@ estimator_a, estimator_b : estimator objects
         :func:`sklearn.metrics.check_scoring`; None uses the estimator's
         ``score`` method (accuracy for classifiers, R^2 for regressors).
         Higher must be better.""",
+    "random_state": """\
+random_state : int, Generator, RandomState instance or None, default=None
+        Seeds the default splitter; ignored when ``cv`` is given (but still
+        checked). A ``Generator`` gives the splitter an int seed drawn from
+        it; any other value than these is a ValueError.""",
     "groups": """\
 groups : array-like of shape (n_samples,), default=None
         Group labels passed to ``cv.split`` for group-aware splitters.""",
@@ -397,6 +443,10 @@ alternative : {"two-sided", "less", "greater"}, default="two-sided"
 n_jobs : int, default=None
         Number of jobs to run in parallel for the fits, as in
         :func:`~sklearn.model_selection.cross_validate`.""",
+    "ttest_returns": """\
+result : TTestResult
+        ``statistic``, ``pvalue``, ``df``, mean ``difference``,
+        ``standard_error`` and ``confidence_interval()``.""",
 }
 
 
@@ -429,10 +479,7 @@ def paired_ttest_5x2cv(
         ``RepeatedKFold`` otherwise. Otherwise a splitter or iterable that
         yields exactly 10 (train, test) splits, replication by replication,
         the two folds of a replication being consecutive.
-    random_state : int, Generator, RandomState instance or None, default=None
-        Seeds the default splitter; ignored when ``cv`` is given (but still
-        checked). A ``Generator`` gives the splitter an int seed drawn from
-        it; any other value than these is a ValueError.
+    {random_state}
     {groups}
     {alternative}
     {n_jobs}
@@ -478,24 +525,16 @@ def paired_ttest_5x2cv(
         estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs
     )
     standard_error = math.sqrt(s2.sum() / 5.0)
-    first = float(p[0, 0])
-    if _no_variation(standard_error, scale):
-        _warn_undefined(
-            "The 5x2cv paired t test",
-            "the score differences are identical within every replication",
-        )
-        statistic = pvalue = standard_error = math.nan
-    else:
-        statistic = first / standard_error
-        pvalue = _pvalue(statistic, alternative, stats.t(5))
-    return TTestResult(
-        statistic=float(statistic),
-        pvalue=float(pvalue),
-        df=5,
-        difference=first,
-        standard_error=standard_error,
+    return _t_test(
+        float(p[0, 0]),
+        standard_error,
+        standard_error,
+        scale,
+        5,
         alternative=alternative,
         method="5x2cv paired t",
+        reason=_FIVE_BY_TWO_CONSTANT,
+        stacklevel=1,
     )
 
 
@@ -524,10 +563,7 @@ def combined_ftest_5x2cv(
     cv : cross-validation generator or iterable, default=None
         As in :func:`paired_ttest_5x2cv`: exactly 10 splits, the two folds
         of each replication consecutive.
-    random_state : int, Generator, RandomState instance or None, default=None
-        Seeds the default splitter; ignored when ``cv`` is given (but still
-        checked). A ``Generator`` gives the splitter an int seed drawn from
-        it; any other value than these is a ValueError.
+    {random_state}
     {groups}
     {n_jobs}
 
@@ -567,10 +603,7 @@ def combined_ftest_5x2cv(
     )
     denominator = 2.0 * s2.sum()
     if _no_variation(math.sqrt(s2.sum() / 5.0), scale):
-        _warn_undefined(
-            "The 5x2cv combined F test",
-            "the score differences are identical within every replication",
-        )
+        _warn_undefined("The 5x2cv combined F test", _FIVE_BY_TWO_CONSTANT)
         statistic = pvalue = math.nan
     else:
         statistic = float((p**2).sum() / denominator)
@@ -616,9 +649,7 @@ def paired_ttest_kfold_cv(
 
     Returns
     -------
-    result : TTestResult
-        ``statistic``, ``pvalue``, ``df``, mean ``difference``,
-        ``standard_error`` and ``confidence_interval()``.
+    {ttest_returns}
 
     Notes
     -----
@@ -699,10 +730,7 @@ def paired_ttest_resampled(
         otherwise. A common choice is 100 random splits,
         ``ShuffleSplit(n_splits=100, test_size=0.1)``, with
         ``corrected=True``.
-    random_state : int, Generator, RandomState instance or None, default=None
-        Seeds the default splitter; ignored when ``cv`` is given (but still
-        checked). A ``Generator`` gives the splitter an int seed drawn from
-        it; any other value than these is a ValueError.
+    {random_state}
     {groups}
     corrected : bool, default=False
         Apply Nadeau and Bengio's correction with the mean split sizes.
@@ -711,9 +739,7 @@ def paired_ttest_resampled(
 
     Returns
     -------
-    result : TTestResult
-        ``statistic``, ``pvalue``, ``df``, mean ``difference``,
-        ``standard_error`` and ``confidence_interval()``.
+    {ttest_returns}
 
     Notes
     -----
@@ -745,11 +771,9 @@ def paired_ttest_resampled(
     >>> bool(fixed.pvalue > plain.pvalue)
     True
     """
-    random_state = _sklearn_random_state(random_state)
-
-    def default_cv(stratified):
-        splitter = StratifiedShuffleSplit if stratified else ShuffleSplit
-        return splitter(n_splits=30, test_size=0.3, random_state=random_state)
+    default_cv = _default_cv(
+        StratifiedShuffleSplit, ShuffleSplit, random_state, n_splits=30, test_size=0.3
+    )
 
     return _refit_paired_t(
         estimator_a,
@@ -791,9 +815,7 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, alternativ
 
     Returns
     -------
-    result : TTestResult
-        ``statistic``, ``pvalue``, ``df``, mean ``difference``,
-        ``standard_error`` and ``confidence_interval()``.
+    {ttest_returns}
 
     Notes
     -----
@@ -828,11 +850,7 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, alternativ
     scores_a, scores_b = _check_paired_scores(scores_a, scores_b)
     ratio = _check_positive(n_test, "n_test") / _check_positive(n_train, "n_train")
     return _paired_t(
-        scores_a - scores_b,
-        ratio,
-        alternative,
-        "corrected resampled paired t",
-        _scale(scores_a, scores_b),
+        scores_a, scores_b, ratio, alternative, "corrected resampled paired t", stacklevel=1
     )
 
 
@@ -857,9 +875,7 @@ def corrected_repeated_kfold_ttest(scores_a, scores_b, *, n_splits, alternative=
 
     Returns
     -------
-    result : TTestResult
-        ``statistic``, ``pvalue``, ``df``, mean ``difference``,
-        ``standard_error`` and ``confidence_interval()``.
+    {ttest_returns}
 
     Notes
     -----
@@ -893,11 +909,12 @@ def corrected_repeated_kfold_ttest(scores_a, scores_b, *, n_splits, alternative=
             f"n_splits={n_splits}; pass all n_repeats * n_splits fold scores."
         )
     return _paired_t(
-        scores_a - scores_b,
+        scores_a,
+        scores_b,
         1.0 / (n_splits - 1),
         alternative,
         "corrected repeated k-fold paired t",
-        _scale(scores_a, scores_b),
+        stacklevel=1,
     )
 
 

@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import StrOptions, _check_method_params, _num_samples
 from ..utils._validation import _as_label_array, _check_aligned_indexes
-from ._paired_comparator import _BaseComparator, _is_drop, _run_compare
+from ._paired_comparator import _BaseComparator, _kept
 
 __all__ = ["CVPrecisionComparator"]
 
@@ -273,7 +273,7 @@ class CVPrecisionComparator(_BaseComparator):
             )
         all_items = self._named_estimators()
         routed = self._routed_fit_params(all_items, fit_params)
-        items = [(name, est) for name, est in all_items if not _is_drop(est)]
+        items = _kept(all_items)
         X, y, groups = _check_inputs(X, y, groups)
         splits = _check_splits(self.cv, X, y, groups)
         self._record_input(X, y)
@@ -315,16 +315,8 @@ class CVPrecisionComparator(_BaseComparator):
         y_true = y[rows["record_id"]]
         self.predictions_ = _predictions_frame(rows, y_true, y_pred)
         # Warnings about undefined statistics point at the caller of fit.
-        self.result_ = _run_compare(
-            y_true,
-            y_pred,
-            self.reference,
-            rows["record_id"],
-            None,
-            self.confidence_level,
-            self.metric,
-            1,
-            self.cov_type,
+        self.result_ = self._compare_predictions(
+            y_true, y_pred, rows["record_id"], metric=self.metric
         )
         return self
 
@@ -358,7 +350,6 @@ class CVPrecisionComparator(_BaseComparator):
         """
         check_is_fitted(self, "predictions_")
         metric = self._validate_metric(metric)
-        level = self.confidence_level if confidence_level is None else confidence_level
         frame = self.predictions_
         # predictions_ holds one block of rows per classifier, in the same
         # (repeat, record) order, so the blocks are aligned row by row.
@@ -369,16 +360,13 @@ class CVPrecisionComparator(_BaseComparator):
             for i, name in enumerate(names)
         }
         first = slice(0, n_rows)
-        return _run_compare(
+        return self._compare_predictions(
             frame["y_true"].to_numpy()[first],
             y_pred,
-            self.reference,
             frame["record_id"].to_numpy()[first],
-            labels,
-            level,
-            metric,
-            1,
-            self.cov_type,
+            metric=metric,
+            confidence_level=confidence_level,
+            labels=labels,
         )
 
     def _run_tasks(self, X, y, tasks, routed):

@@ -79,7 +79,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         """Validated list of (name, estimator) pairs, ``"drop"`` included."""
         if isinstance(self.estimators, (Mapping, list, tuple)):
             # The count of estimators is checked below, on the kept ones.
-            kept = [item for item in self._items() if not _is_drop(item[1])]
+            kept = _kept(self._items())
             if len(kept) < 2 and len(kept) < len(self._items()):
                 raise ValueError(
                     f"estimators must keep at least two classifiers to compare, "
@@ -223,7 +223,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         :class:`~sklearn.ensemble.VotingClassifier`; an estimator whose
         ``fit`` cannot take one is a ValueError that names it.
         """
-        kept = [(name, est) for name, est in items if not _is_drop(est)]
+        kept = _kept(items)
         if _routing_enabled():
             routed = process_routing(self, "fit", **fit_params)
             return {name: dict(routed[name].fit) for name, _ in kept}
@@ -287,43 +287,51 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
             raise ValueError(f"metric must be one of {list(METRICS)}, got {metric!r}.")
         return metric
 
+    def _compare_predictions(
+        self,
+        y_true: Any,
+        y_preds: Any,
+        groups: Any,
+        *,
+        metric: str,
+        confidence_level: float | None = None,
+        labels: Any = None,
+    ) -> Any:
+        """The comparison of the paired functions, with this comparator's settings.
+
+        Every comparison of the comparators is made here: the reference and
+        covariance are the comparator's, and so is the confidence level when
+        `confidence_level` is None. Called by the public methods directly,
+        so that warnings about undefined statistics point at their caller.
+        """
+        level = self.confidence_level if confidence_level is None else confidence_level
+        # Frames from the engine's warning to the user's call: two in the
+        # paired module, this method, the public method and the user's line.
+        return _compare(
+            y_true,
+            y_preds,
+            self.reference,
+            groups,
+            labels,
+            level,
+            "closed-form",
+            metric,
+            5,
+            cov_type=self.cov_type,
+        )
+
 
 def _routing_enabled() -> bool:
     return bool(get_config().get("enable_metadata_routing", False))
 
 
-def _run_compare(
-    y_true: Any,
-    y_preds: Any,
-    reference: str | None,
-    groups: Any,
-    labels: Any,
-    confidence_level: float,
-    metric: str,
-    stacklevel: int,
-    cov_type: str = "robust",
-) -> Any:
-    """The comparison of the paired functions.
-
-    Warnings about undefined statistics point `stacklevel` frames above the
-    caller of this function (1: the caller's caller, the user's code).
-    """
-    return _compare(
-        y_true,
-        y_preds,
-        reference,
-        groups,
-        labels,
-        confidence_level,
-        "closed-form",
-        metric,
-        stacklevel + 4,
-        cov_type=cov_type,
-    )
-
-
 def _is_drop(est: Any) -> bool:
     return isinstance(est, str) and est == "drop"
+
+
+def _kept(items: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The (name, estimator) pairs that are not ``"drop"``."""
+    return [(name, est) for name, est in items if not _is_drop(est)]
 
 
 def _accepts_fit_param(estimator: Any, key: str) -> bool:
@@ -472,7 +480,7 @@ class PairedPrecisionComparator(_BaseComparator):
         check_consistent_length(X, y)
         routed = self._routed_fit_params(items, fit_params)
         self._record_input(X, y)
-        kept = [(name, est) for name, est in items if not _is_drop(est)]
+        kept = _kept(items)
         fitted = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_one)(clone(est), X, y, routed[name]) for name, est in kept
         )
@@ -534,6 +542,11 @@ class PairedPrecisionComparator(_BaseComparator):
         """
         _check_aligned_indexes(X=X, y=y)
         metric = self._validate_metric(metric)
-        level = self.confidence_level if confidence_level is None else confidence_level
-        preds = self.predict_all(X)
-        return _run_compare(y, preds, self.reference, None, labels, level, metric, 1, self.cov_type)
+        return self._compare_predictions(
+            y,
+            self.predict_all(X),
+            None,
+            metric=metric,
+            confidence_level=confidence_level,
+            labels=labels,
+        )
