@@ -276,6 +276,32 @@ def test_undefined_cases_are_nan_with_a_warning():
     assert np.all(np.isnan(reg.log_dlr))
 
 
+@pytest.mark.parametrize(
+    ("function", "kwargs"),
+    [
+        (diagnostic_accuracy, {}),
+        (diagnostic_accuracy, {"groups": [0, 0, 1, 1, 2, 2, 3]}),
+        (exact_binomial_test, {}),
+        (sensitivity_specificity_difference, {}),
+        (sensitivity_specificity_difference, {"groups": [0, 0, 1, 1, 2, 2, 3]}),
+        (generalized_mcnemar, {}),
+        (relative_sensitivity_specificity, {}),
+        (relative_tpf_fpf, {"groups": [0, 0, 1, 1, 2, 2, 3]}),
+        (relative_predictive_values, {}),
+        (compare_likelihood_ratios, {"convention": "dtcompair"}),
+        (likelihood_ratio_regression, {}),
+        (likelihood_ratio_regression, {"given": "a", "classifier": "b"}),
+    ],
+)
+def test_warnings_point_at_the_callers_line(function, kwargs):
+    y = np.array([0, 0, 1, 1, 1, 2, 2])
+    a = np.array([0, 0, 1, 1, 0, 0, 0])  # never predicts class 2
+    b = np.array([0, 0, 1, 1, 0, 0, 3])  # class 3 never occurs in y
+    with pytest.warns(UndefinedStatisticWarning) as record:
+        function(y, {"a": a, "b": b}, **kwargs)
+    assert {w.filename for w in record} == {__file__}
+
+
 def test_results_are_frozen_and_unpack():
     y = np.array([0, 1, 1, 0, 1, 0, 1, 1])
     res = relative_sensitivity_specificity(y, {"a": y, "b": np.r_[y[:4], 1 - y[4:]]})

@@ -7,8 +7,17 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import optimize, stats
 
-from ._counts import Predictions, prepare, robust_covariance
-from ._results import freeze, long_table, quantile, ratio, warn_undefined
+from ._counts import Predictions, finite, prepare, robust_covariance
+from ._results import (
+    CONVENTIONS,
+    EMPTY_STRATUM,
+    FrozenArrays,
+    check_option,
+    long_table,
+    quantile,
+    ratio,
+    warn_undefined,
+)
 
 __all__ = ["DiagnosticAccuracy", "diagnostic_accuracy"]
 
@@ -24,7 +33,6 @@ CI_METHODS = (
     "blaker",
     "mid-p",
 )
-_CONVENTIONS = ("paper", "dtcompair")
 _STATSMODELS = {
     "wilson": "wilson",
     "clopper-pearson": "beta",
@@ -34,7 +42,7 @@ _STATSMODELS = {
 
 
 @dataclass(frozen=True, repr=False)
-class DiagnosticAccuracy:
+class DiagnosticAccuracy(FrozenArrays):
     """Accuracy measures of classifiers, per class (one-vs-rest).
 
     Attributes
@@ -65,9 +73,6 @@ class DiagnosticAccuracy:
     ci_method: str
     confidence_level: float
     clustered: bool
-
-    def __post_init__(self):
-        freeze(self)
 
     @property
     def table(self) -> pd.DataFrame:
@@ -327,10 +332,8 @@ def diagnostic_accuracy(
     4         pdlr    1.1905  0.5061   2.8004
     5         ndlr    0.7143  0.1458   3.4986
     """
-    if ci_method not in CI_METHODS:
-        raise ValueError(f"ci_method must be one of {CI_METHODS}, got {ci_method!r}.")
-    if convention not in _CONVENTIONS:
-        raise ValueError(f"convention must be one of {_CONVENTIONS}, got {convention!r}.")
+    check_option(ci_method, CI_METHODS, "ci_method")
+    check_option(convention, CONVENTIONS, "convention")
     if groups is not None and ci_method != "wald":
         raise ValueError(
             f"groups is only supported with ci_method='wald' (cluster-robust standard "
@@ -381,9 +384,7 @@ def diagnostic_accuracy(
         inf_ln = d * ((1 - pos) / fn[ex] - 1 / n1[ex]) - (1 - d) * ((1 - pos) / tn[ex] - 1 / n0[ex])
         for est, influence, zero_count in ((pdlr, inf_lp, tp), (ndlr, inf_ln, fn)):
             defined = np.isfinite(est) & (zero_count > 0)
-            se = np.where(
-                defined, robust_se(np.where(np.isfinite(influence), influence, 0.0)), np.nan
-            )
+            se = np.where(defined, robust_se(finite(influence)), np.nan)
             log_est = np.log(np.where(defined, est, 1.0))
             columns.append(
                 (
@@ -421,54 +422,23 @@ def diagnostic_accuracy(
 
 
 def _warn(data, n1, n0, tp, fp, fn, tn):
-    classes, names = data.classes, data.names
-    warn_undefined(
-        n1 == 0,
-        classes,
-        names,
-        "the sensitivity (and NDLR, PDLR)",
-        "the class does not occur in y_true",
-        4,
-    )
-    warn_undefined(
-        n0 == 0,
-        classes,
-        names,
-        "the specificity (and NDLR, PDLR)",
-        "every record is of this class",
-        4,
-    )
-    warn_undefined(tp + fp == 0, classes, names, "the PPV", "the class is never predicted", 4)
-    warn_undefined(tn + fn == 0, classes, names, "the NPV", "the class is always predicted", 4)
-    warn_undefined(
-        (n0 > 0) & (n1 > 0) & (fp == 0),
-        classes,
-        names,
-        "the PDLR",
-        "no false positive: the ratio is infinite",
-        4,
-    )
-    warn_undefined(
-        (n0 > 0) & (n1 > 0) & (tn == 0),
-        classes,
-        names,
-        "the NDLR",
-        "no true negative: the ratio is infinite",
-        4,
-    )
-    warn_undefined(
-        (n0 > 0) & (n1 > 0) & (fp > 0) & (tp == 0),
-        classes,
-        names,
-        "the PDLR interval",
-        "no true positive: the ratio is 0, its log -inf",
-        4,
-    )
-    warn_undefined(
-        (n0 > 0) & (n1 > 0) & (tn > 0) & (fn == 0),
-        classes,
-        names,
-        "the NDLR interval",
-        "no false negative: the ratio is 0, its log -inf",
-        4,
-    )
+    both = (n0 > 0) & (n1 > 0)
+    for mask, what, reason in (
+        (n1 == 0, "the sensitivity (and NDLR, PDLR)", EMPTY_STRATUM[0]),
+        (n0 == 0, "the specificity (and NDLR, PDLR)", EMPTY_STRATUM[1]),
+        (tp + fp == 0, "the PPV", "the class is never predicted"),
+        (tn + fn == 0, "the NPV", "the class is always predicted"),
+        (both & (fp == 0), "the PDLR", "no false positive: the ratio is infinite"),
+        (both & (tn == 0), "the NDLR", "no true negative: the ratio is infinite"),
+        (
+            both & (fp > 0) & (tp == 0),
+            "the PDLR interval",
+            "no true positive: the ratio is 0, its log -inf",
+        ),
+        (
+            both & (tn > 0) & (fn == 0),
+            "the NDLR interval",
+            "no false negative: the ratio is 0, its log -inf",
+        ),
+    ):
+        warn_undefined(mask, data.classes, data.names, what, reason, 4)

@@ -322,6 +322,47 @@ def cluster_sums(u, clusters):
     return out.reshape(n_groups, *clusters.shape, n_comp)
 
 
+# Status d, reference's result a and other classifier's result b of each
+# paired cell [d, a, b], shaped to broadcast over the cells.
+CELL_D = np.array([0.0, 1.0])[:, None, None]
+CELL_A = np.array([0.0, 1.0])[None, :, None]
+CELL_B = np.array([0.0, 1.0])[None, None, :]
+
+
+def paired_count(paired, d=None, a=None, b=None):
+    """Records of the paired cells ``[d, a, b]`` with the given status and results.
+
+    `d`, `a`, `b` are 0 or 1, or None for either; `paired` has shape
+    (..., 2, 2, 2) and the leading axes are kept.
+    """
+    chosen = (d, a, b)
+    index = (Ellipsis, *(slice(None) if v is None else v for v in chosen))
+    cells = paired[index]
+    n_free = sum(v is None for v in chosen)
+    return cells.sum(tuple(range(-n_free, 0))) if n_free else cells
+
+
+def log_count_influence(paired, d=None, a=None, b=None):
+    """Influence of one record in each cell on ``log N``, and ``N``.
+
+    ``N = paired_count(paired, d, a, b)``; the influence is ``[cell counted
+    in N] / N``, of shape (..., 2, 2, 2), non-finite where ``N = 0``.
+    """
+    chosen = (d, a, b)
+    indicator = np.ones((2, 2, 2))
+    for value, axis in zip(chosen, (CELL_D, CELL_A, CELL_B), strict=True):
+        if value is not None:
+            indicator = indicator * (axis if value == 1 else 1 - axis)
+    count = paired_count(paired, *chosen)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return indicator / count[..., None, None, None], count
+
+
+def finite(influence):
+    """Influences with the non-finite cells (a zero count) set to 0."""
+    return np.where(np.isfinite(influence), influence, 0.0)
+
+
 def robust_covariance(u, v, cells, clusters, n_cell_axes):
     """Sandwich covariance of two statistics with per-record influences.
 
@@ -345,6 +386,30 @@ def robust_covariance(u, v, cells, clusters, n_cell_axes):
         both = np.stack(np.broadcast_arrays(u, v, cells)[:2], axis=-1)
         sums = cluster_sums(both, clusters)
         return np.sum(sums[..., 0] * sums[..., 1], axis=0)
+
+
+def robust_covariance_matrix(influences, cells, clusters, n_cell_axes):
+    """Sandwich covariance matrix of the statistics on the last axis of `influences`.
+
+    As :func:`robust_covariance` for every pair, shape (..., M, M); with
+    clusters the group sums of all M influences are taken once.
+    """
+    n = influences.shape[-1]
+    shape = np.broadcast_shapes(influences.shape[:-1], cells.shape)
+    out = np.empty((*shape[: len(shape) - n_cell_axes], n, n))
+    if clusters is None:
+        for i in range(n):
+            for j in range(i, n):
+                out[..., i, j] = out[..., j, i] = robust_covariance(
+                    influences[..., i], influences[..., j], cells, None, n_cell_axes
+                )
+        return out
+    sums = cluster_sums(np.ascontiguousarray(np.broadcast_to(influences, (*shape, n))), clusters)
+    with np.errstate(invalid="ignore"):
+        for i in range(n):
+            for j in range(i, n):
+                out[..., i, j] = out[..., j, i] = np.sum(sums[..., i] * sums[..., j], axis=0)
+    return out
 
 
 _CELL_COLUMNS = {

@@ -7,9 +7,23 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from ._counts import Predictions, cluster_sums, prepare, robust_covariance
-from ._results import freeze, normal_pvalue, quantile, ratio, warn_undefined
-from ._sesp import RelativeAccuracyResult, _check_convention, _log_ratio_influence, _ratio_result
+from ._counts import Predictions, cluster_sums, paired_count, prepare
+from ._results import (
+    CONVENTIONS,
+    FrozenArrays,
+    check_option,
+    normal_pvalue,
+    quantile,
+    ratio,
+    warn_undefined,
+)
+from ._sesp import (
+    AGREEMENT_REASON,
+    RelativeAccuracyResult,
+    log_ratio_influence,
+    ratio_fit,
+    relative_result,
+)
 
 __all__ = [
     "DLRRegressionResult",
@@ -41,11 +55,7 @@ class LikelihoodRatioComparison(RelativeAccuracyResult):
     joint_pvalue: np.ndarray | None = None
     covariance: np.ndarray | None = None
 
-    def __repr__(self):
-        return (
-            f"LikelihoodRatioComparison(classes={list(self.classes)}, "
-            f"classifiers={list(self.classifiers)})"
-        )
+    _repr_fields = ()
 
 
 def compare_likelihood_ratios(
@@ -114,15 +124,14 @@ def compare_likelihood_ratios(
     0    pdlr    1.0             2.50    0.4
     1    ndlr    1.0             0.25    4.0
     """
-    _check_convention(convention)
+    check_option(convention, CONVENTIONS, "convention")
     data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
     p = data.paired
-    tp_i, tp_o, tp_r = _log_ratio_influence(p, True, True, 1)
-    fp_i, fp_o, fp_r = _log_ratio_influence(p, True, True, 0)
-    fn_i, fn_o, fn_r = _log_ratio_influence(p, False, False, 1)
-    tn_i, tn_o, tn_r = _log_ratio_influence(p, False, False, 0)
-    n1 = p[..., 1, :, :].sum((-1, -2))
-    n0 = p[..., 0, :, :].sum((-1, -2))
+    tp_i, tp_o, tp_r = log_ratio_influence(p, 1, 1)
+    fp_i, fp_o, fp_r = log_ratio_influence(p, 0, 1)
+    fn_i, fn_o, fn_r = log_ratio_influence(p, 1, 0)
+    tn_i, tn_o, tn_r = log_ratio_influence(p, 0, 0)
+    n1, n0 = paired_count(p, d=1), paired_count(p, d=0)
 
     def lr(tp, fp, n_pos, n_neg):
         return ratio(ratio(tp, n_pos), ratio(fp, n_neg))
@@ -131,27 +140,22 @@ def compare_likelihood_ratios(
     value_ref = np.stack([lr(tp_r, fp_r, n1, n0), lr(fn_r, tn_r, n1, n0)], -1)
     measures = ("pdlr", "ndlr")
     # The ratio of ratios, computed from the counts (n1, n0 cancel).
-    num_o = np.stack([tp_o * fp_r, fn_o * tn_r], -1)
-    num_r = np.stack([tp_r * fp_o, fn_r * tn_o], -1)
-    influence = np.stack([tp_i - fp_i, fn_i - tn_i], -1)
-    r, se, zstat = _ratio_result(
+    fit = ratio_fit(
         data,
-        num_o,
-        num_r,
-        None,
-        influence,
+        np.stack([tp_o * fp_r, fn_o * tn_r], -1),
+        np.stack([tp_r * fp_o, fn_r * tn_o], -1),
+        np.stack([tp_i - fp_i, fn_i - tn_i], -1),
         measures,
-        ("true or false positive", "true or false negative"),
+        (
+            "a classifier has no true or false positive",
+            "a classifier has no true or false negative",
+        ),
+        AGREEMENT_REASON,
     )
     # Joint Wald test of both log ratios with their sandwich covariance.
-    cov = np.empty((*r.shape[:-1], 2, 2))
-    for i, j in ((0, 0), (1, 1), (0, 1)):
-        cov[..., i, j] = robust_covariance(
-            influence[..., i], influence[..., j], p, data.paired_groups, 3
-        )
-    cov[..., 1, 0] = cov[..., 0, 1]
+    cov = fit.covariance
     with np.errstate(invalid="ignore", divide="ignore"):
-        log_r = np.log(r)
+        log_r = np.log(fit.ratio)
         det = cov[..., 0, 0] * cov[..., 1, 1] - cov[..., 0, 1] ** 2
         ok = np.all(np.isfinite(log_r), axis=-1) & (det > 0)
         t0, t1 = log_r[..., 0], log_r[..., 1]
@@ -171,19 +175,15 @@ def compare_likelihood_ratios(
         3,
     )
     if convention == "dtcompair":
-        r, zstat = ratio(1.0, r), -zstat
-    return LikelihoodRatioComparison(
-        zstat,
-        normal_pvalue(zstat),
-        r,
-        se,
+        fit = fit._replace(ratio=ratio(1.0, fit.ratio), statistic=-fit.statistic)
+    return relative_result(
+        LikelihoodRatioComparison,
+        data,
+        fit,
         value,
         value_ref,
         measures,
-        data.classes,
-        tuple(data.names[1:]),
-        data.names[0],
-        groups is not None,
+        groups,
         joint,
         stats.chi2.sf(joint, 2),
         cov,
@@ -199,7 +199,7 @@ _DLR_COLUMNS = ["coef", "robust_se", "z", "pvalue", "ci_low", "ci_high"]
 
 
 @dataclass(frozen=True, repr=False)
-class DLRRegressionResult:
+class DLRRegressionResult(FrozenArrays):
     """Gu and Pepe's regression model of diagnostic likelihood ratios, per class.
 
     Attributes
@@ -230,9 +230,6 @@ class DLRRegressionResult:
     classifier: str
     given: str | None
     confidence_level: float
-
-    def __post_init__(self):
-        freeze(self)
 
     def _frame(self, values, terms, columns, term_name="term"):
         n_classes, n_terms = values.shape[:2]
@@ -268,6 +265,30 @@ class DLRRegressionResult:
             f"DLRRegressionResult(classifier={self.classifier!r}, given={self.given!r}, "
             f"classes={list(self.classes)})"
         )
+
+
+def _saturated_logistic(design, pos, n, defined):
+    """Fit of a logistic model saturated in binary covariates, per class.
+
+    `design` (n_patterns, n_terms) is square and invertible; `pos` and `n`
+    (n_classes, n_patterns) count the diseased and all records of each
+    covariate pattern. The fit is the observed proportions ``p``: returns
+    ``p``, the coefficients solving ``design @ beta = logit(p)`` and the
+    inverse information (NaN and the identity where not `defined`), and
+    the Pearson statistic.
+    """
+    p = ratio(pos, n)
+    logit = np.log(p / (1 - p))
+    beta = np.where(
+        defined[:, None],
+        np.linalg.solve(design, np.where(defined[:, None], logit, 0.0)[..., None])[..., 0],
+        np.nan,
+    )
+    info = np.einsum("kp,pi,pj->kij", np.nan_to_num(n * p * (1 - p)), design, design)
+    eye = np.eye(design.shape[1])
+    inverse = np.linalg.solve(np.where(defined[:, None, None], info, eye), eye)
+    pearson = np.nansum(ratio(pos * (1 - p) ** 2 + (n - pos) * p**2, p * (1 - p)), axis=-1)
+    return p, beta, inverse, pearson
 
 
 def likelihood_ratio_regression(
@@ -394,34 +415,16 @@ def likelihood_ratio_regression(
     n_rows = cells[0].sum()
 
     with np.errstate(invalid="ignore", divide="ignore"):
-        # Saturated fits: observed proportion diseased per pattern.
+        # Saturated fits: observed proportion diseased per pattern. They
+        # exist where every post-test pattern has records of both statuses.
         n_v = cells.sum(axis=1)
-        p_v = ratio(cells[:, 1], n_v)
         pos_x = np.stack([cells[:, 1][:, x_of == j].sum(-1) for j in range(len(x_pat))], -1)
         n_x = np.stack([n_v[:, x_of == j].sum(-1) for j in range(len(x_pat))], -1)
-        p_x = ratio(pos_x, n_x)
-        defined = np.all((p_v > 0) & (p_v < 1), axis=-1)
-        logit_v = np.log(p_v / (1 - p_v))
-        logit_x = np.log(p_x / (1 - p_x))
-        delta = np.where(
-            defined[:, None],
-            np.linalg.solve(v_pat, np.where(defined[:, None], logit_v, 0.0)[..., None])[..., 0],
-            np.nan,
-        )
-        gamma = np.where(
-            defined[:, None],
-            np.linalg.solve(x_pat, np.where(defined[:, None], logit_x, 0.0)[..., None])[..., 0],
-            np.nan,
-        )
+        defined = np.all((cells[:, 0] > 0) & (cells[:, 1] > 0), axis=-1)
+        p_v, delta, inv_v, pearson_v = _saturated_logistic(v_pat, cells[:, 1], n_v, defined)
+        p_x, gamma, inv_x, pearson_x = _saturated_logistic(x_pat, pos_x, n_x, defined)
 
-        # Bread (information) of the two blocks.
-        w_v = n_v * p_v * (1 - p_v)
-        w_x = n_x * p_x * (1 - p_x)
-        info_v = np.einsum("kp,pi,pj->kij", np.nan_to_num(w_v), v_pat, v_pat)
-        info_x = np.einsum("kp,pi,pj->kij", np.nan_to_num(w_x), x_pat, x_pat)
-        eye_v, eye_x = np.eye(q), np.eye(r)
-        inv_v = np.linalg.solve(np.where(defined[:, None, None], info_v, eye_v), eye_v)
-        inv_x = np.linalg.solve(np.where(defined[:, None, None], info_x, eye_x), eye_x)
+        # Bread (inverse information) of the two blocks.
         bread = np.zeros((n_classes, r + q, r + q))
         bread[:, :r, :r] = inv_x
         bread[:, r:, r:] = inv_v
@@ -445,12 +448,7 @@ def likelihood_ratio_regression(
         robust = bread @ meat @ bread
 
         # Naive covariance: the bread scaled by the Pearson dispersion.
-        pearson = np.nansum(
-            ratio((cells[:, 1] * (1 - p_v) ** 2 + cells[:, 0] * p_v**2), p_v * (1 - p_v)), axis=-1
-        ) + np.nansum(
-            ratio(pos_x * (1 - p_x) ** 2 + (n_x - pos_x) * p_x**2, p_x * (1 - p_x)), axis=-1
-        )
-        phi = pearson / (2 * n_rows - (r + q))
+        phi = (pearson_v + pearson_x) / (2 * n_rows - (r + q))
         naive = phi[:, None, None] * bread
 
         beta = np.concatenate([gamma, delta], axis=-1)

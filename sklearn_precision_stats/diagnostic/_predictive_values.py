@@ -8,49 +8,33 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..results._base import _check_confidence_level
-from ._counts import Predictions, prepare, robust_covariance
-from ._results import normal_pvalue, ratio, warn_undefined
-from ._sesp import RelativeAccuracyResult
+from ._counts import Predictions, finite, log_count_influence, prepare
+from ._results import ratio
+from ._sesp import RelativeAccuracyResult, ratio_fit, relative_result
 
 __all__ = ["RelativePredictiveValuesResult", "relative_predictive_values"]
 
-_D = np.array([0.0, 1.0])[:, None, None]
-_A = np.array([0.0, 1.0])[None, :, None]
-_B = np.array([0.0, 1.0])[None, None, :]
-
 
 def log_rpv_influences(paired):
-    """Per-cell influences on ``log rPPV`` and ``log rNPV``, and the ratios.
+    """Per-cell influences on ``log rPPV`` and ``log rNPV``, and the values.
 
     `paired` has shape (..., 2, 2, 2) over ``[d, a, b]`` (``a`` reference,
-    ``b`` compared classifier); leading axes broadcast.
+    ``b`` compared classifier); leading axes broadcast. Returns the
+    influences of shape (..., 2, 2, 2, 2) (PPV, NPV last) and the PPV and
+    NPV of the compared classifier and of the reference, shape (..., 2).
     """
-    tp_o = paired[..., 1, :, 1].sum(-1)
-    tp_r = paired[..., 1, 1, :].sum(-1)
-    pos_o = paired[..., :, :, 1].sum((-1, -2))
-    pos_r = paired[..., :, 1, :].sum((-1, -2))
-    tn_o = paired[..., 0, :, 0].sum(-1)
-    tn_r = paired[..., 0, 0, :].sum(-1)
-    neg_o = paired[..., :, :, 0].sum((-1, -2))
-    neg_r = paired[..., :, 0, :].sum((-1, -2))
-    ex = (..., None, None, None)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        u_p = _B * (_D / tp_o[ex] - 1 / pos_o[ex]) - _A * (_D / tp_r[ex] - 1 / pos_r[ex])
-        u_n = (1 - _B) * ((1 - _D) / tn_o[ex] - 1 / neg_o[ex]) - (1 - _A) * (
-            (1 - _D) / tn_r[ex] - 1 / neg_r[ex]
-        )
-    u_p = np.where(np.isfinite(u_p), u_p, 0.0)
-    u_n = np.where(np.isfinite(u_n), u_n, 0.0)
-    ppv_o, ppv_r = ratio(tp_o, pos_o), ratio(tp_r, pos_r)
-    npv_o, npv_r = ratio(tn_o, neg_o), ratio(tn_r, neg_r)
-    defined = np.stack([(tp_o > 0) & (tp_r > 0), (tn_o > 0) & (tn_r > 0)], -1)
-    return (
-        u_p,
-        u_n,
-        np.stack([ppv_o, npv_o], -1),
-        np.stack([ppv_r, npv_r], -1),
-        defined,
-    )
+    influences, value, value_ref = [], [], []
+    # log PPV = log N(status 1, result 1) - log N(result 1); NPV: 0 for 1.
+    for r in (1, 0):
+        inf_hit_o, hit_o = log_count_influence(paired, d=r, b=r)
+        inf_res_o, res_o = log_count_influence(paired, b=r)
+        inf_hit_r, hit_r = log_count_influence(paired, d=r, a=r)
+        inf_res_r, res_r = log_count_influence(paired, a=r)
+        with np.errstate(invalid="ignore"):
+            influences.append(finite((inf_hit_o - inf_res_o) - (inf_hit_r - inf_res_r)))
+        value.append(ratio(hit_o, res_o))
+        value_ref.append(ratio(hit_r, res_r))
+    return np.stack(influences, -1), np.stack(value, -1), np.stack(value_ref, -1)
 
 
 @dataclass(frozen=True, repr=False)
@@ -63,6 +47,8 @@ class RelativePredictiveValuesResult(RelativeAccuracyResult):
     """
 
     covariance: np.ndarray | None = None
+
+    _repr_fields = ()
 
     def region(self, cls, classifier=None, confidence_level=0.95, n_points=200):
         """Boundary of the joint confidence region of (rPPV, rNPV).
@@ -99,22 +85,11 @@ class RelativePredictiveValuesResult(RelativeAccuracyResult):
         root = vectors * np.sqrt(np.maximum(values, 0.0))
         return np.exp(centre + radius * circle @ root.T)
 
-    def __repr__(self):
-        return (
-            f"RelativePredictiveValuesResult(classes={list(self.classes)}, "
-            f"classifiers={list(self.classifiers)})"
-        )
-
     @property
     def covariance_table(self) -> pd.DataFrame:
         """Variances and covariance of (log rPPV, log rNPV) per class and classifier."""
-        from ._results import long_table
-
         covariance = np.asarray(self.covariance)
-        return long_table(
-            self.classes,
-            self.classifiers,
-            self.reference,
+        return self._table(
             None,
             {
                 "var_log_rppv": covariance[..., 0, 0],
@@ -181,49 +156,25 @@ def relative_predictive_values(
     1     npv    0.5           0.8000  0.625
     """
     data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
-    u_p, u_n, value, value_ref, defined = log_rpv_influences(data.paired)
-    cov = np.empty((*u_p.shape[:-3], 2, 2))
-    pairs = ((0, 0, u_p, u_p), (1, 1, u_n, u_n), (0, 1, u_p, u_n))
-    for i, j, u, v in pairs:
-        cov[..., i, j] = robust_covariance(u, v, data.paired, data.paired_groups, 3)
-    cov[..., 1, 0] = cov[..., 0, 1]
-    r = ratio(value, value_ref)
-    var = np.stack([cov[..., 0, 0], cov[..., 1, 1]], -1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        se = np.where(defined, np.sqrt(np.maximum(var, 0.0)), np.nan)
-        zstat = np.where(defined & (se > 0), np.log(np.where(defined, r, 1.0)) / se, np.nan)
-    cov = np.where(defined[..., :, None] & defined[..., None, :], cov, np.nan)
-    r = np.where(defined, r, np.nan)
-    names = data.names[1:]
-    for i, m in enumerate(("PPV", "NPV")):
-        warn_undefined(
-            ~defined[..., i],
-            data.classes,
-            names,
-            f"the relative {m}",
-            f"a classifier's {m} is 0 or undefined",
-            3,
-        )
-        warn_undefined(
-            defined[..., i] & (se[..., i] == 0),
-            data.classes,
-            names,
-            f"the test of the relative {m}",
-            "its variance is 0 (identical results, or both values 1)",
-            3,
-        )
-    se = np.where(se > 0, se, np.nan)
-    return RelativePredictiveValuesResult(
-        zstat,
-        normal_pvalue(zstat),
-        r,
-        se,
+    influences, value, value_ref = log_rpv_influences(data.paired)
+    fit = ratio_fit(
+        data,
+        value,
+        value_ref,
+        influences,
+        ("PPV", "NPV"),
+        ("a classifier's PPV is 0 or undefined", "a classifier's NPV is 0 or undefined"),
+        "its variance is 0 (identical results, or both values 1)",
+    )
+    defined = fit.defined
+    cov = np.where(defined[..., :, None] & defined[..., None, :], fit.covariance, np.nan)
+    return relative_result(
+        RelativePredictiveValuesResult,
+        data,
+        fit,
         value,
         value_ref,
         ("ppv", "npv"),
-        data.classes,
-        tuple(names),
-        data.names[0],
-        groups is not None,
+        groups,
         cov,
     )

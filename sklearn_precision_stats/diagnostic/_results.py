@@ -1,8 +1,9 @@
-"""Shared pieces of the diagnostic results: read-only arrays, long tables, warnings."""
+"""Shared pieces of the diagnostic results: read-only arrays, long tables, options, warnings."""
 
 import math
 import warnings
 from dataclasses import fields
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,51 @@ def freeze(result):
             value = value.copy()
             value.flags.writeable = False
             object.__setattr__(result, f.name, value)
+
+
+class FrozenArrays:
+    """Mixin of the frozen result dataclasses: their ndarray fields are read-only."""
+
+    def __post_init__(self):
+        freeze(self)
+
+
+class ReferenceComparisonMixin(FrozenArrays):
+    """Mixin of the results comparing classifiers with a reference, class by class.
+
+    The dataclass has the fields ``classes``, ``classifiers`` (the compared
+    ones) and ``reference``; ``_repr_fields`` names the fields shown in the
+    repr before them.
+    """
+
+    _repr_fields: ClassVar[tuple[str, ...]] = ()
+
+    def _table(self, measures, columns):
+        return long_table(self.classes, self.classifiers, self.reference, measures, columns)
+
+    def __repr__(self):
+        shown = ""
+        for name in self._repr_fields:
+            value = getattr(self, name)
+            shown += f"{name}={list(value) if isinstance(value, tuple) else value!r}, "
+        return (
+            f"{type(self).__name__}({shown}classes={list(self.classes)}, "
+            f"classifiers={list(self.classifiers)})"
+        )
+
+
+CONVENTIONS = ("paper", "dtcompair")
+
+# Why the sensitivity (index 0) or the specificity (1) of a class has no
+# record to be computed on.
+EMPTY_STRATUM = ("the class does not occur in y_true", "every record is of this class")
+
+
+def check_option(value, options, name):
+    """ValueError naming the argument `name` unless `value` is one of `options`."""
+    if value not in options:
+        raise ValueError(f"{name} must be one of {options}, got {value!r}.")
+    return value
 
 
 def long_table(classes, classifiers, reference, measures, columns):

@@ -12,6 +12,7 @@ import numpy as np
 from scipy import stats
 
 from ._predictive_values import log_rpv_influences
+from ._results import check_option
 
 __all__ = [
     "SampleSize",
@@ -103,21 +104,32 @@ def paired_cell_probabilities(
     return cells
 
 
-def _rpv_sigma(cells, measure):
+def _check_design(measure, options, alpha, power=0.5):
+    check_option(measure, options, "measure")
+    if not 0 < alpha < 1 or not 0 < power < 1:
+        raise ValueError(f"alpha and power must be in (0, 1), got {alpha!r} and {power!r}.")
+
+
+def _rpv_design(prevalence, sensitivity, specificity, correlation, measure, alpha, power=0.5):
     """Log ratio of predictive values and the per-record variance of its estimate."""
-    u_p, u_n, value, value_ref, _ = log_rpv_influences(cells)
-    i, u = (0, u_p) if measure == "ppv" else (1, u_n)
+    _check_design(measure, ("ppv", "npv"), alpha, power)
+    cells = paired_cell_probabilities(prevalence, sensitivity, specificity, correlation)
+    influences, value, value_ref = log_rpv_influences(cells)
+    i = 0 if measure == "ppv" else 1
+    u = influences[..., i]
     return np.log(value[i] / value_ref[i]), float(np.sum(cells * u * u))
 
 
-def _check_measure(measure, options):
-    if measure not in options:
-        raise ValueError(f"measure must be one of {options}, got {measure!r}.")
+def _check_effect(effect, measure):
+    # The sample size formulas divide by the effect.
+    if effect == 0:
+        raise ValueError(f"the two classifiers have the same {measure} in this design.")
 
 
-def _check_alpha_power(alpha, power=0.5):
-    if not 0 < alpha < 1 or not 0 < power < 1:
-        raise ValueError(f"alpha and power must be in (0, 1), got {alpha!r} and {power!r}.")
+def _rounded_up(n, power_at, effect):
+    """SampleSize of the exact size `n`, with the power ``power_at(records)`` there."""
+    n_int = int(np.ceil(n))
+    return SampleSize(n_int, float(n), power_at(n_int), float(effect))
 
 
 def power_predictive_values(
@@ -164,10 +176,7 @@ def power_predictive_values(
     >>> print(f"{power:.3f}")
     0.976
     """
-    _check_measure(measure, ("ppv", "npv"))
-    _check_alpha_power(alpha)
-    cells = paired_cell_probabilities(prevalence, sensitivity, specificity, correlation)
-    effect, sigma2 = _rpv_sigma(cells, measure)
+    effect, sigma2 = _rpv_design(prevalence, sensitivity, specificity, correlation, measure, alpha)
     return _normal_power(np.sqrt(n_records) * abs(effect) / np.sqrt(sigma2), alpha)
 
 
@@ -215,20 +224,19 @@ def sample_size_predictive_values(
     >>> res.n_records
     505
     """
-    _check_measure(measure, ("ppv", "npv"))
-    _check_alpha_power(alpha, power)
-    cells = paired_cell_probabilities(prevalence, sensitivity, specificity, correlation)
-    effect, sigma2 = _rpv_sigma(cells, measure)
-    if effect == 0:
-        raise ValueError(f"the two classifiers have the same {measure} in this design.")
+    effect, sigma2 = _rpv_design(
+        prevalence, sensitivity, specificity, correlation, measure, alpha, power
+    )
+    _check_effect(effect, measure)
     n = (stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)) ** 2 * sigma2 / effect**2
-    n_int = int(np.ceil(n))
-    return SampleSize(
-        n_int, float(n), _normal_power(np.sqrt(n_int * effect**2 / sigma2), alpha), float(effect)
+    return _rounded_up(
+        n, lambda n_int: _normal_power(np.sqrt(n_int * effect**2 / sigma2), alpha), effect
     )
 
 
-def _mcnemar_design(prevalence, sensitivity, specificity, correlation, measure):
+def _mcnemar_design(prevalence, sensitivity, specificity, correlation, measure, alpha, power=0.5):
+    """Discordance probability, difference and share of records of the stratum."""
+    _check_design(measure, ("sensitivity", "specificity"), alpha, power)
     cells = paired_cell_probabilities(prevalence, sensitivity, specificity, correlation)
     if measure == "sensitivity":
         stratum = cells[1] / prevalence
@@ -283,9 +291,9 @@ def power_sensitivity_specificity(
     >>> print(f"{power:.3f}")
     0.797
     """
-    _check_measure(measure, ("sensitivity", "specificity"))
-    _check_alpha_power(alpha)
-    psi, delta, share = _mcnemar_design(prevalence, sensitivity, specificity, correlation, measure)
+    psi, delta, share = _mcnemar_design(
+        prevalence, sensitivity, specificity, correlation, measure, alpha
+    )
     n = n_records * share
     z = stats.norm.ppf(1 - alpha / 2)
     sd = np.sqrt(psi - delta**2)
@@ -333,18 +341,15 @@ def sample_size_sensitivity_specificity(
     >>> sample_size_sensitivity_specificity(0.5, (0.8, 0.9), (0.9, 0.9)).n_records
     404
     """
-    _check_measure(measure, ("sensitivity", "specificity"))
-    _check_alpha_power(alpha, power)
-    psi, delta, share = _mcnemar_design(prevalence, sensitivity, specificity, correlation, measure)
-    if delta == 0:
-        raise ValueError(f"the two classifiers have the same {measure} in this design.")
+    psi, delta, share = _mcnemar_design(
+        prevalence, sensitivity, specificity, correlation, measure, alpha, power
+    )
+    _check_effect(delta, measure)
     z, zb = stats.norm.ppf(1 - alpha / 2), stats.norm.ppf(power)
     n = (z * np.sqrt(psi) + zb * np.sqrt(psi - delta**2)) ** 2 / delta**2 / share
-    n_int = int(np.ceil(n))
-    return SampleSize(
-        n_int,
-        float(n),
-        power_sensitivity_specificity(
+    return _rounded_up(
+        n,
+        lambda n_int: power_sensitivity_specificity(
             n_int,
             prevalence,
             sensitivity,
@@ -353,5 +358,5 @@ def sample_size_sensitivity_specificity(
             measure=measure,
             alpha=alpha,
         ),
-        float(delta),
+        delta,
     )

@@ -9,6 +9,7 @@ only the reference gets right, among the ``n`` records of the stratum
 """
 
 from dataclasses import dataclass
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -16,11 +17,24 @@ from numpy.typing import ArrayLike
 from scipy import optimize, stats
 
 from ..results._base import IntervalResult, TestResult
-from ._counts import Predictions, prepare, require_no_groups, robust_covariance
+from ._counts import (
+    CELL_A,
+    CELL_B,
+    CELL_D,
+    Predictions,
+    finite,
+    log_count_influence,
+    paired_count,
+    prepare,
+    require_no_groups,
+    robust_covariance_matrix,
+)
 from ._results import (
-    freeze,
+    CONVENTIONS,
+    EMPTY_STRATUM,
+    ReferenceComparisonMixin,
+    check_option,
     log_interval,
-    long_table,
     normal_pvalue,
     quantile,
     ratio,
@@ -39,14 +53,8 @@ __all__ = [
     "sensitivity_specificity_difference",
 ]
 
-_CONVENTIONS = ("paper", "dtcompair")
 DIFF_METHODS = ("wald", "wald-cc", "agresti-min", "bonett-price", "tango")
-
-
-def _check_convention(convention):
-    if convention not in _CONVENTIONS:
-        raise ValueError(f"convention must be one of {_CONVENTIONS}, got {convention!r}.")
-    return convention
+_SESP = ("sensitivity", "specificity")
 
 
 def discordant(data):
@@ -55,33 +63,18 @@ def discordant(data):
     # [d, a, b]: a = reference positive, b = compared classifier positive.
     u = np.stack([p[..., 1, 0, 1], p[..., 0, 1, 0]], axis=-1)
     v = np.stack([p[..., 1, 1, 0], p[..., 0, 0, 1]], axis=-1)
-    n = np.stack([p[..., 1, :, :].sum((-1, -2)), p[..., 0, :, :].sum((-1, -2))], axis=-1)
+    n = np.stack([paired_count(p, d=1), paired_count(p, d=0)], axis=-1)
     correct_other = np.stack([p[..., 1, :, 1].sum(-1), p[..., 0, :, 0].sum(-1)], axis=-1)
     correct_ref = np.stack([p[..., 1, 1, :].sum(-1), p[..., 0, 0, :].sum(-1)], axis=-1)
     return u, v, n, ratio(correct_other, n), ratio(correct_ref, n)
 
 
-def _empty_strata_warning(data, n, stacklevel=4):
-    names = data.names[1:]
-    warn_undefined(
-        n[..., 0] == 0,
-        data.classes,
-        names,
-        "the sensitivity comparison",
-        "the class does not occur in y_true",
-        stacklevel,
-    )
-    warn_undefined(
-        n[..., 1] == 0,
-        data.classes,
-        names,
-        "the specificity comparison",
-        "every record is of this class",
-        stacklevel,
-    )
-
-
-_SESP = ("sensitivity", "specificity")
+def _empty_strata_warning(data, n):
+    for i, (what, reason) in enumerate(zip(_SESP, EMPTY_STRATUM, strict=True)):
+        # Stack level 4: the caller of the public function that calls this.
+        warn_undefined(
+            n[..., i] == 0, data.classes, data.names[1:], f"the {what} comparison", reason, 4
+        )
 
 
 # --------------------------------------------------------------------------
@@ -90,7 +83,7 @@ _SESP = ("sensitivity", "specificity")
 
 
 @dataclass(frozen=True, repr=False)
-class ExactBinomialResult(TestResult):
+class ExactBinomialResult(ReferenceComparisonMixin, TestResult):
     """Exact binomial test of equal sensitivity and of equal specificity.
 
     Attributes
@@ -117,16 +110,10 @@ class ExactBinomialResult(TestResult):
     classifiers: tuple
     reference: str
 
-    def __post_init__(self):
-        freeze(self)
-
     @property
     def table(self) -> pd.DataFrame:
         """One row per class, compared classifier and measure."""
-        return long_table(
-            self.classes,
-            self.classifiers,
-            self.reference,
+        return self._table(
             _SESP,
             {
                 "value": self.value,
@@ -136,12 +123,6 @@ class ExactBinomialResult(TestResult):
                 "statistic": self.statistic,
                 "pvalue": self.pvalue,
             },
-        )
-
-    def __repr__(self):
-        return (
-            f"ExactBinomialResult(classes={list(self.classes)}, "
-            f"classifiers={list(self.classifiers)})"
         )
 
 
@@ -200,7 +181,7 @@ def exact_binomial_test(
     1  specificity    0.5             0.75    1.00
     """
     require_no_groups(groups, "exact_binomial_test")
-    _check_convention(convention)
+    check_option(convention, CONVENTIONS, "convention")
     data = prepare(y_true, y_preds, reference=reference, labels=labels)
     u, v, n, value, value_ref = discordant(data)
     m = u + v
@@ -218,7 +199,7 @@ def exact_binomial_test(
             )
     else:
         pvalue = np.where(m > 0, pvalue, 2.0)
-    _empty_strata_warning(data, n, 3)
+    _empty_strata_warning(data, n)
     return ExactBinomialResult(
         u, pvalue, m, value, value_ref, data.classes, tuple(data.names[1:]), data.names[0]
     )
@@ -273,7 +254,6 @@ def _tango_halving(b, c, n, z):
 
     Returns the limits for ``(c - b) / n``.
     """
-    pa = 2.0 * n
     with np.errstate(invalid="ignore", divide="ignore"):
 
         def search(sign):
@@ -284,10 +264,8 @@ def _tango_halving(b, c, n, z):
             for _ in range(50):
                 dp = 0.5 * dp
                 x = proot + sign * dp
-                pb = -b - c + (2.0 * n - c + b) * x
-                pc = -b * x * (1.0 - x)
-                q21 = (np.sqrt(pb**2 - 4.0 * pa * pc) - pb) / (2.0 * pa)
-                score = (c - b - n * x) / np.sqrt(n * (2.0 * q21 + x * (1.0 - x)))
+                # PropCIs' score for (c - b) / n is Tango's with u = c, v = b.
+                score = _tango_t(x, c, b, n)
                 proot = np.where(active & (np.abs(score) < z), x, proot)
                 stop = active & ((dp < 1e-7) | (np.abs(z - score) < 1e-6))
                 out = np.where(stop, x, out)
@@ -300,7 +278,7 @@ def _tango_halving(b, c, n, z):
 
 
 @dataclass(frozen=True, repr=False)
-class SeSpDifference:
+class SeSpDifference(ReferenceComparisonMixin):
     """Differences in sensitivity and specificity with confidence intervals.
 
     Attributes
@@ -327,16 +305,12 @@ class SeSpDifference:
     classifiers: tuple
     reference: str
 
-    def __post_init__(self):
-        freeze(self)
+    _repr_fields = ("method",)
 
     @property
     def table(self) -> pd.DataFrame:
         """One row per class, compared classifier and measure."""
-        return long_table(
-            self.classes,
-            self.classifiers,
-            self.reference,
+        return self._table(
             _SESP,
             {
                 "value": self.value,
@@ -346,12 +320,6 @@ class SeSpDifference:
                 "ci_low": self.ci_low,
                 "ci_high": self.ci_high,
             },
-        )
-
-    def __repr__(self):
-        return (
-            f"SeSpDifference(method={self.method!r}, classes={list(self.classes)}, "
-            f"classifiers={list(self.classifiers)})"
         )
 
 
@@ -431,7 +399,7 @@ def sensitivity_specificity_difference(
     """
     if method not in DIFF_METHODS:
         raise ValueError(f"method must be one of {DIFF_METHODS}, got {method!r}.")
-    _check_convention(convention)
+    check_option(convention, CONVENTIONS, "convention")
     if groups is not None and method != "wald":
         require_no_groups(groups, f"sensitivity_specificity_difference(method={method!r})")
     z = quantile(confidence_level)
@@ -471,7 +439,7 @@ def sensitivity_specificity_difference(
                 low, high = _tango_dtcompair(u, v, n, z, est)
         ok = n > 0
         se, low, high = (np.where(ok, a, np.nan) for a in (se, low, high))
-    _empty_strata_warning(data, n, 3)
+    _empty_strata_warning(data, n)
     return SeSpDifference(
         est,
         se,
@@ -506,20 +474,15 @@ def _tango_dtcompair(u, v, n, z, est):
 
 def _clustered_diff_se(data, est):
     """Cluster-robust SE of the paired differences (influence sums per group)."""
-    d = np.array([0.0, 1.0])[:, None, None]
-    a = np.array([0.0, 1.0])[None, :, None]
-    b = np.array([0.0, 1.0])[None, None, :]
     p = data.paired
-    n1 = p[..., 1, :, :].sum((-1, -2))[..., None, None, None]
-    n0 = p[..., 0, :, :].sum((-1, -2))[..., None, None, None]
+    n1 = paired_count(p, d=1)[..., None, None, None]
+    n0 = paired_count(p, d=0)[..., None, None, None]
     e = est[..., None, None, None]
     with np.errstate(invalid="ignore", divide="ignore"):
-        inf_se = d * ((b - a) - e[..., 0, :, :, :]) / n1
-        inf_sp = (1 - d) * (((1 - b) - (1 - a)) - e[..., 1, :, :, :]) / n0
-        inf_se = np.where(np.isfinite(inf_se), inf_se, 0.0)
-        inf_sp = np.where(np.isfinite(inf_sp), inf_sp, 0.0)
-        var = [robust_covariance(i, i, p, data.paired_groups, 3) for i in (inf_se, inf_sp)]
-    return np.sqrt(np.stack(var, axis=-1))
+        inf_se = finite(CELL_D * ((CELL_B - CELL_A) - e[..., 0, :, :, :]) / n1)
+        inf_sp = finite((1 - CELL_D) * (((1 - CELL_B) - (1 - CELL_A)) - e[..., 1, :, :, :]) / n0)
+        cov = robust_covariance_matrix(np.stack([inf_se, inf_sp], -1), p, data.paired_groups, 3)
+    return np.sqrt(np.diagonal(cov, axis1=-2, axis2=-1))
 
 
 # --------------------------------------------------------------------------
@@ -528,7 +491,7 @@ def _clustered_diff_se(data, est):
 
 
 @dataclass(frozen=True, repr=False)
-class GeneralizedMcNemarResult(TestResult):
+class GeneralizedMcNemarResult(ReferenceComparisonMixin, TestResult):
     """Joint test of equal sensitivity and equal specificity.
 
     Attributes
@@ -551,16 +514,10 @@ class GeneralizedMcNemarResult(TestResult):
     classifiers: tuple
     reference: str
 
-    def __post_init__(self):
-        freeze(self)
-
     @property
     def table(self) -> pd.DataFrame:
         """One row per class and compared classifier."""
-        return long_table(
-            self.classes,
-            self.classifiers,
-            self.reference,
+        return self._table(
             None,
             {
                 "statistic_sensitivity": self.statistic_sensitivity,
@@ -569,12 +526,6 @@ class GeneralizedMcNemarResult(TestResult):
                 "df": self.df,
                 "pvalue": self.pvalue,
             },
-        )
-
-    def __repr__(self):
-        return (
-            f"GeneralizedMcNemarResult(classes={list(self.classes)}, "
-            f"classifiers={list(self.classifiers)})"
         )
 
 
@@ -655,7 +606,7 @@ def generalized_mcnemar(
 
 
 @dataclass(frozen=True, repr=False)
-class RelativeAccuracyResult(IntervalResult):
+class RelativeAccuracyResult(ReferenceComparisonMixin, IntervalResult):
     """Ratios of accuracy measures (compared classifier over reference).
 
     Attributes
@@ -688,8 +639,7 @@ class RelativeAccuracyResult(IntervalResult):
     reference: str
     clustered: bool
 
-    def __post_init__(self):
-        freeze(self)
+    _repr_fields: ClassVar[tuple[str, ...]] = ("measures",)
 
     def _interval(self, level):
         return log_interval(self.ratio, self.se_log, level)
@@ -697,10 +647,7 @@ class RelativeAccuracyResult(IntervalResult):
     def table_at(self, confidence_level=0.95) -> pd.DataFrame:
         """The table with intervals at `confidence_level`."""
         low, high = self.confidence_interval(confidence_level)
-        return long_table(
-            self.classes,
-            self.classifiers,
-            self.reference,
+        return self._table(
             self.measures,
             {
                 "value": self.value,
@@ -719,42 +666,49 @@ class RelativeAccuracyResult(IntervalResult):
         """One row per class, compared classifier and measure (95% intervals)."""
         return self.table_at(0.95)
 
-    def __repr__(self):
-        return (
-            f"RelativeAccuracyResult(measures={list(self.measures)}, classes="
-            f"{list(self.classes)}, classifiers={list(self.classifiers)})"
-        )
+
+class RatioFit(NamedTuple):
+    """Ratios of a measure of two paired classifiers, with delta-method standard errors.
+
+    ``ratio`` and ``se`` (of the log ratio) are NaN where undefined,
+    ``statistic`` is ``log(ratio) / se``, ``covariance`` the sandwich
+    covariance of the log ratios (shape (K, J, M, M), not masked) and
+    ``defined`` says where both measures are positive.
+    """
+
+    ratio: np.ndarray
+    se: np.ndarray
+    statistic: np.ndarray
+    covariance: np.ndarray
+    defined: np.ndarray
 
 
-def _ratio_result(data, num_other, num_ref, den, influences, measures, what, stacklevel=4):
-    """Ratios ``num_other / num_ref`` with delta-method (sandwich) SEs.
+def ratio_fit(data, num_other, num_ref, influences, names, undefined, zero_variance, stacklevel=4):
+    """Ratios ``num_other / num_ref`` with delta-method (sandwich) SEs of their logs.
 
-    `influences` has shape (K, J, 2, 2, 2, M): the per-record influence on
-    each log ratio, by cell.
+    `num_other` and `num_ref` have shape (K, J, M), M measures; a ratio is
+    undefined where either is 0 (or NaN). `influences` has shape (K, J, 2,
+    2, 2, M): the per-record influence on each log ratio, by cell. The
+    warnings call the measures `names` and give ``undefined[i]`` as the
+    reason where a ratio is undefined, `zero_variance` where its variance
+    is 0.
     """
     r = ratio(num_other, num_ref)
-    var = np.stack(
-        [
-            robust_covariance(
-                influences[..., i], influences[..., i], data.paired, data.paired_groups, 3
-            )
-            for i in range(len(measures))
-        ],
-        axis=-1,
-    )
+    cov = robust_covariance_matrix(influences, data.paired, data.paired_groups, 3)
+    var = np.diagonal(cov, axis1=-2, axis2=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         defined = (num_other > 0) & (num_ref > 0)
         se = np.where(defined, np.sqrt(np.maximum(var, 0.0)), np.nan)
         zstat = np.where(defined & (se > 0), np.log(np.where(defined, r, 1.0)) / se, np.nan)
     # A zero count makes the log ratio undefined (the ratio 0 or infinite).
     r = np.where(defined, r, np.nan)
-    for i, m in enumerate(measures):
+    for i, m in enumerate(names):
         warn_undefined(
             ~defined[..., i],
             data.classes,
             data.names[1:],
             f"the relative {m}",
-            f"a classifier has no {what[i]}",
+            undefined[i],
             stacklevel,
         )
         warn_undefined(
@@ -762,33 +716,76 @@ def _ratio_result(data, num_other, num_ref, den, influences, measures, what, sta
             data.classes,
             data.names[1:],
             f"the test of the relative {m}",
-            "its variance is 0: the two classifiers agree on every record it depends on",
+            zero_variance,
             stacklevel,
         )
     se = np.where(se > 0, se, np.nan)
-    return r, se, zstat
+    return RatioFit(r, se, zstat, cov, defined)
 
 
-def _log_ratio_influence(p, positive_other, positive_ref, stratum):
-    """Influence of one record in each cell on ``log(N_other / N_ref)``.
+# Why the test of a ratio of counts has no variance.
+AGREEMENT_REASON = "its variance is 0: the two classifiers agree on every record it depends on"
 
-    ``N`` counts the records of `stratum` (d) with a given result; the
-    influence is ``[b == positive_other] / N_other - [a == positive_ref] /
-    N_ref`` on records of the stratum.
+
+def relative_result(result_class, data, fit, value, value_ref, measures, groups, *extra):
+    """A :class:`RelativeAccuracyResult` (or subclass) from a :class:`RatioFit`."""
+    return result_class(
+        fit.statistic,
+        normal_pvalue(fit.statistic),
+        fit.ratio,
+        fit.se,
+        value,
+        value_ref,
+        measures,
+        data.classes,
+        tuple(data.names[1:]),
+        data.names[0],
+        groups is not None,
+        *extra,
+    )
+
+
+def log_ratio_influence(paired, stratum, result):
+    """Influence of one record in each cell on ``log(N_other / N_ref)``, and the counts.
+
+    ``N`` counts the records of status `stratum` (d) for which a
+    classifier's result is `result`; the influence is ``[b == result] /
+    N_other - [a == result] / N_ref`` on records of the stratum, 0 where a
+    count is 0.
     """
-    d = np.array([0.0, 1.0])[:, None, None]
-    a = np.array([0.0, 1.0])[None, :, None]
-    b = np.array([0.0, 1.0])[None, None, :]
-    in_stratum = d if stratum == 1 else 1 - d
-    hit_o = b if positive_other else 1 - b
-    hit_r = a if positive_ref else 1 - a
-    s = p[..., stratum, :, :]
-    n_o = (s[..., :, 1] if positive_other else s[..., :, 0]).sum(-1)
-    n_r = (s[..., 1, :] if positive_ref else s[..., 0, :]).sum(-1)
-    ex = (..., None, None, None)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = in_stratum * (hit_o / n_o[ex] - hit_r / n_r[ex])
-    return np.where(np.isfinite(out), out, 0.0), n_o, n_r
+    inf_other, n_other = log_count_influence(paired, d=stratum, b=result)
+    inf_ref, n_ref = log_count_influence(paired, d=stratum, a=result)
+    with np.errstate(invalid="ignore"):
+        return finite(inf_other - inf_ref), n_other, n_ref
+
+
+def _relative_fractions(data, strata, measures, counted, groups):
+    """Ratios of fractions of a stratum with a given result, ``N_other / N_ref``.
+
+    ``strata[i] = (d, result)`` selects the records of status d and the
+    result counted for measure i (sensitivity: (1, 1), specificity: (0, 0),
+    FPF: (0, 1)); the stratum size cancels in the ratio. `counted` names
+    the counts (e.g. ``"true positive"``) in the warnings.
+    """
+    columns = []
+    for stratum, result in strata:
+        influence, n_other, n_ref = log_ratio_influence(data.paired, stratum, result)
+        n = paired_count(data.paired, d=stratum)
+        columns.append((influence, n_other, n_ref, ratio(n_other, n), ratio(n_ref, n)))
+    influences, num_other, num_ref, value, value_ref = (
+        np.stack([column[i] for column in columns], -1) for i in range(5)
+    )
+    fit = ratio_fit(
+        data,
+        num_other,
+        num_ref,
+        influences,
+        measures,
+        tuple(f"a classifier has no {what}" for what in counted),
+        AGREEMENT_REASON,
+        stacklevel=5,  # the warnings point at the public function's caller
+    )
+    return relative_result(RelativeAccuracyResult, data, fit, value, value_ref, measures, groups)
 
 
 def relative_sensitivity_specificity(
@@ -840,31 +837,8 @@ def relative_sensitivity_specificity(
     1  specificity  0.6667  0.2995   1.4839  0.3206
     """
     data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
-    inf_se, tp_o, tp_r = _log_ratio_influence(data.paired, True, True, 1)
-    inf_sp, tn_o, tn_r = _log_ratio_influence(data.paired, False, False, 0)
-    _, _, n, value, value_ref = discordant(data)
-    num_o, num_r = np.stack([tp_o, tn_o], -1), np.stack([tp_r, tn_r], -1)
-    r, se, zstat = _ratio_result(
-        data,
-        num_o,
-        num_r,
-        n,
-        np.stack([inf_se, inf_sp], -1),
-        _SESP,
-        ("true positive", "true negative"),
-    )
-    return RelativeAccuracyResult(
-        zstat,
-        normal_pvalue(zstat),
-        r,
-        se,
-        value,
-        value_ref,
-        _SESP,
-        data.classes,
-        tuple(data.names[1:]),
-        data.names[0],
-        groups is not None,
+    return _relative_fractions(
+        data, ((1, 1), (0, 0)), _SESP, ("true positive", "true negative"), groups
     )
 
 
@@ -922,33 +896,6 @@ def relative_tpf_fpf(
     1     fpf    2.0  0.3270
     """
     data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
-    inf_t, tp_o, tp_r = _log_ratio_influence(data.paired, True, True, 1)
-    inf_f, fp_o, fp_r = _log_ratio_influence(data.paired, True, True, 0)
-    p = data.paired
-    n1 = p[..., 1, :, :].sum((-1, -2))
-    n0 = p[..., 0, :, :].sum((-1, -2))
-    value = np.stack([ratio(tp_o, n1), ratio(fp_o, n0)], -1)
-    value_ref = np.stack([ratio(tp_r, n1), ratio(fp_r, n0)], -1)
-    measures = ("tpf", "fpf")
-    r, se, zstat = _ratio_result(
-        data,
-        np.stack([tp_o, fp_o], -1),
-        np.stack([tp_r, fp_r], -1),
-        None,
-        np.stack([inf_t, inf_f], -1),
-        measures,
-        ("true positive", "false positive"),
-    )
-    return RelativeAccuracyResult(
-        zstat,
-        normal_pvalue(zstat),
-        r,
-        se,
-        value,
-        value_ref,
-        measures,
-        data.classes,
-        tuple(data.names[1:]),
-        data.names[0],
-        groups is not None,
+    return _relative_fractions(
+        data, ((1, 1), (0, 1)), ("tpf", "fpf"), ("true positive", "false positive"), groups
     )
