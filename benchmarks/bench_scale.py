@@ -397,6 +397,17 @@ def section_cli_long(n):
                 ("read_table + delong_test", f"{read(path)}\n{delong}"),
             ],
         )
+        # delong_test's own peak beyond its inputs (truth + 2 float64 scores).
+        from sklearn_precision_stats import delong_test
+
+        columns = [column.to_numpy() for column in pq.read_table(path).columns]
+        tracemalloc.start()
+        delong_test(*columns)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        del columns
+        label = "delong_test (tracemalloc)"
+        print(f"  {label:30s}: {peak / n:6.1f} bytes/row (peak {peak / MB:.0f} MB)")
 
 
 def main():

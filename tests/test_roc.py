@@ -278,6 +278,52 @@ def test_size_under_the_null():
     assert 0.025 <= np.mean(np.array(pvalues) < 0.05) <= 0.085
 
 
+def test_float64_scores_are_read_in_place():
+    """Float64 scores are used without a copy: strided, read-only and pandas
+    inputs give the brute-force values and are left as they were."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(4)
+    y, a, b = correlated_scores(rng, 300, shift_b=0.4, decimals=1)
+    proba = np.column_stack([1 - a, a])  # a[i] at stride 16 bytes, as predict_proba(X)[:, 1]
+    column = proba[:, 1]
+    column.flags.writeable = False
+    before = column.copy()
+    _, cov, z, p = brute_force_delong(y, a, b)
+    for scores_a, scores_b in (
+        (column, b),
+        (pd.Series(a), pd.Series(b)),
+        (a.astype(np.float32), b),
+    ):
+        res = delong_test(y, scores_a, scores_b)
+        expected_z = z if scores_a.dtype == np.float64 else brute_force_delong(y, scores_a, b)[2]
+        assert res.statistic == pytest.approx(expected_z, rel=1e-9)
+    np.testing.assert_allclose(delong_test(y, column, b).covariance, cov, rtol=1e-10)
+    assert delong_test(y, column, b).pvalue == pytest.approx(p, rel=1e-9)
+    np.testing.assert_array_equal(column, before)
+    bad = proba.copy()
+    bad[7, 1] = np.inf
+    with pytest.raises(ValueError, match="first at row 7"):
+        delong_test(y, bad[:, 1], b)
+
+
+def test_memory_per_row():
+    """Two float64 score vectors need about 31 bytes a row at the peak (one
+    classifier's sort, run bounds and the other's placements), not counting
+    the inputs."""
+    import tracemalloc
+
+    rng = np.random.default_rng(6)
+    n = 200_000
+    y, a, b = correlated_scores(rng, n, decimals=2)
+    tracemalloc.start()
+    try:
+        delong_test(y, a, b)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak / n < 40
+
+
 def test_result_is_frozen_and_readable():
     rng = np.random.default_rng(3)
     res = delong_test(*correlated_scores(rng, 80))

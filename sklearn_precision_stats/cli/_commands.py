@@ -81,62 +81,8 @@ def _add_output(parser):
     )
 
 
-def add_subcommands(subparsers):
-    """Add compare, global, mcnemar and delong to an argparse subparsers object."""
-    compare = subparsers.add_parser(
-        "compare",
-        help="compare classifiers' precision, NPV, recall, specificity or accuracy",
-        description="Per-class paired comparison of classifiers from a prediction file.",
-    )
-    _add_input(compare)
-    _add_comparison_options(compare)
-    _add_output(compare)
-    compare.set_defaults(func=run_compare)
-
-    glob = subparsers.add_parser(
-        "global",
-        help="global null test: no difference in any class",
-        description="Combine the per-class tests into one test per compared classifier.",
-    )
-    _add_input(glob)
-    _add_comparison_options(glob)
-    glob.add_argument(
-        "--method", choices=("dai-cui", "permutation", "fisher", "simes"), default="dai-cui"
-    )
-    glob.add_argument("--test", choices=("gs", "wgs", "wald", "ratio"), default="gs")
-    glob.add_argument("--n-resamples", type=_positive_int, default=1000)
-    glob.add_argument("--resampling", choices=("permutation", "bootstrap"), default="permutation")
-    glob.add_argument("--random-state", type=int, default=None)
-    _add_output(glob)
-    glob.set_defaults(func=run_global)
-
-    mcnemar = subparsers.add_parser(
-        "mcnemar",
-        help="McNemar's test of equal accuracy of two classifiers",
-        description="McNemar's test (clustered by record with --groups or --long).",
-    )
-    _add_input(mcnemar)
-    mcnemar.add_argument(
-        "--method", choices=("exact", "midp", "asymptotic", "corrected"), default=None
-    )
-    mcnemar.add_argument("--confidence-level", type=_level, default=0.95)
-    _add_output(mcnemar)
-    mcnemar.set_defaults(func=run_mcnemar)
-
-    delong = subparsers.add_parser(
-        "delong",
-        help="DeLong's test of equal AUC of two classifiers' scores",
-        description="DeLong's test on two score columns.",
-    )
-    _add_input(delong, scores=True)
-    delong.add_argument("--scores", type=_names, required=True, metavar="A,B")
-    delong.add_argument("--pos-label", default=None)
-    delong.add_argument(
-        "--alternative", choices=("two-sided", "less", "greater"), default="two-sided"
-    )
-    delong.add_argument("--confidence-level", type=_level, default=0.95)
-    _add_output(delong)
-    delong.set_defaults(func=run_delong)
+def _add_confidence_level(parser):
+    parser.add_argument("--confidence-level", type=_level, default=0.95)
 
 
 def _add_comparison_options(parser):
@@ -149,7 +95,80 @@ def _add_comparison_options(parser):
         metavar="LABEL",
         help="classes to report, in this order (space- or comma-separated)",
     )
-    parser.add_argument("--confidence-level", type=_level, default=0.95)
+    _add_confidence_level(parser)
+
+
+def _add_global_options(parser):
+    _add_comparison_options(parser)
+    parser.add_argument(
+        "--method", choices=("dai-cui", "permutation", "fisher", "simes"), default="dai-cui"
+    )
+    parser.add_argument("--test", choices=("gs", "wgs", "wald", "ratio"), default="gs")
+    parser.add_argument("--n-resamples", type=_positive_int, default=1000)
+    parser.add_argument("--resampling", choices=("permutation", "bootstrap"), default="permutation")
+    parser.add_argument("--random-state", type=int, default=None)
+
+
+def _add_mcnemar_options(parser):
+    parser.add_argument(
+        "--method", choices=("exact", "midp", "asymptotic", "corrected"), default=None
+    )
+    _add_confidence_level(parser)
+
+
+def _add_delong_options(parser):
+    parser.add_argument("--scores", type=_names, required=True, metavar="A,B")
+    parser.add_argument("--pos-label", default=None)
+    parser.add_argument(
+        "--alternative", choices=("two-sided", "less", "greater"), default="two-sided"
+    )
+    _add_confidence_level(parser)
+
+
+def _add_subcommand(subparsers, name, run, add_options, *, scores=False, **texts):
+    """One subcommand: the input options, its own, then the output options."""
+    parser = subparsers.add_parser(name, **texts)
+    _add_input(parser, scores=scores)
+    add_options(parser)
+    _add_output(parser)
+    parser.set_defaults(func=run)
+
+
+def add_subcommands(subparsers):
+    """Add compare, global, mcnemar and delong to an argparse subparsers object."""
+    _add_subcommand(
+        subparsers,
+        "compare",
+        run_compare,
+        _add_comparison_options,
+        help="compare classifiers' precision, NPV, recall, specificity or accuracy",
+        description="Per-class paired comparison of classifiers from a prediction file.",
+    )
+    _add_subcommand(
+        subparsers,
+        "global",
+        run_global,
+        _add_global_options,
+        help="global null test: no difference in any class",
+        description="Combine the per-class tests into one test per compared classifier.",
+    )
+    _add_subcommand(
+        subparsers,
+        "mcnemar",
+        run_mcnemar,
+        _add_mcnemar_options,
+        help="McNemar's test of equal accuracy of two classifiers",
+        description="McNemar's test (clustered by record with --groups or --long).",
+    )
+    _add_subcommand(
+        subparsers,
+        "delong",
+        run_delong,
+        _add_delong_options,
+        scores=True,
+        help="DeLong's test of equal AUC of two classifiers' scores",
+        description="DeLong's test on two score columns.",
+    )
 
 
 # ---------------------------------------------------------------- reading

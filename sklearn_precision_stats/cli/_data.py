@@ -701,4 +701,7 @@ def read_scores(source, truth, names):
                 raise UsageError(f"--scores: column {name!r} has NaN or infinite scores.")
             scores[name].append(values)
     _check_not_empty(source, codes.n)
+    # Arrow's pool keeps the decoded batches' pages for reuse; the ranking
+    # that follows allocates with NumPy, so they would only add to the peak.
+    pa.default_memory_pool().release_unused()
     return codes.values(), labels, {name: buffer.values() for name, buffer in scores.items()}
