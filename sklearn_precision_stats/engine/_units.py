@@ -22,7 +22,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._counts import FN, FP, POOLED_CLASS, TN, TP, correct_rows, with_true_negatives
+from ._counts import (
+    FN,
+    FP,
+    POOLED_CLASS,
+    TN,
+    TP,
+    clustered_statistics,
+    correct_rows,
+    with_true_negatives,
+)
+from ._row_pairs import rows_of_slots
 
 __all__ = []
 
@@ -141,8 +151,9 @@ class StoredRecords:
     Built by :meth:`from_table` (one row per record: the nonzero cells of
     the joint table), :meth:`from_codes` (one row per record when the joint
     table would be too large: the label codes, in one byte each for up to
-    256 labels) or :meth:`from_keys` (clustered rows: per (record, class)
-    category counts). Read-only.
+    256 labels), :meth:`from_keys` (clustered rows: per (record, class)
+    category counts) or :meth:`from_slots` (clustered rows: the cells of
+    each record's few rows, two bytes each). Read-only.
     """
 
     def __init__(self, kind, arrays, n_values, n_classifiers, copy=True):
@@ -150,6 +161,7 @@ class StoredRecords:
         self._arrays = {name: _frozen(a, copy) for name, a in arrays.items()}
         self.n_values = int(n_values)
         self.n_classifiers = int(n_classifiers)
+        self._keys = None  # the per (record, class) counts of slots, once needed
 
     @classmethod
     def from_table(cls, table):
@@ -209,9 +221,18 @@ class StoredRecords:
         }
         return cls("keys", arrays, n_values, x.shape[1], copy=copy)
 
+    @classmethod
+    def from_slots(cls, slots, n_values, n_classifiers):
+        """From the cells of each record's rows (see :func:`._row_pairs.record_slots`).
+
+        The per (record, class) counts that the resampling methods use are
+        computed from them when first needed.
+        """
+        return cls("slots", {"slots": slots}, n_values, n_classifiers, copy=False)
+
     @property
     def clustered(self):
-        return self._kind == "keys"
+        return self._kind in ("keys", "slots")
 
     @property
     def nbytes(self):
@@ -225,7 +246,7 @@ class StoredRecords:
         of the table of the truth and those classifiers' predictions.
         """
         a = self._arrays
-        if self._kind == "keys":
+        if self.clustered:
             raise ValueError("clustered records have no table of cells.")
         if self._kind == "cells":
             shape = (self.n_values,) * (self.n_classifiers + 1)
@@ -250,6 +271,8 @@ class StoredRecords:
             that no longer differ then share a unit.
         """
         a = self._arrays
+        if self._kind == "slots":
+            return self._keys_of_slots().units(classifiers)
         if self._kind != "keys":
             codes, counts = self.table_cells(classifiers)
             return units_of_single_rows(codes[0], codes[1:], counts, self.n_values)
@@ -272,6 +295,19 @@ class StoredRecords:
             np.ones(rows.shape[0], dtype=np.int64),
             self.n_values,
         )
+
+    def _keys_of_slots(self):
+        if self._keys is None:
+            slots = self._arrays["slots"]
+            y, preds, record = rows_of_slots(slots, self.n_values, self.n_classifiers)
+            *_, keys = clustered_statistics(
+                y, preds, record, slots.shape[0], self.n_values, return_keys=True
+            )
+            x, key_class, key_record, record_rows = keys
+            self._keys = StoredRecords.from_keys(
+                key_record, key_class, x, record_rows, self.n_values, copy=False
+            )
+        return self._keys
 
 
 def _distinct_rows(labels, n_values, weights=None):

@@ -32,6 +32,7 @@ from ..engine._diagnostics import diagnose
 from ..engine._labels import factorized_joint_table, string_joint_table
 from ..engine._marginal_model import omnibus_statistics, pairwise_statistics
 from ..engine._roles import get_role
+from ..engine._row_pairs import pair_statistics
 from ..engine._units import StoredRecords
 from ..exceptions import UndefinedStatisticWarning
 from ..results._paired_comparison import ComparisonData, PairedComparison
@@ -540,17 +541,22 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_row
                 fused = factorized_joint_table([y_true, *preds], _MAX_JOINT_CELLS, names)
             if fused is not None:
                 table, values = fused
-    if table is not None:
-        codes = None
-    else:
+    encoded = None
+    if table is None:
         encoded = _encode_predictions(y_true, preds, names)
         values = encoded.values
-        y = label_codes(encoded.y_true, encoded.offset)
-        codes = [label_codes(p, encoded.offset) for p in encoded.preds]
     n_values = len(values)
     record_codes, n_records = (None, n_rows) if groups is None else encode_groups(groups)
     clustered = n_records < n_rows
-    if clustered:
+    # Few cells and records in runs: sums over pairs of rows (no grouping).
+    by_pairs = pair_statistics(encoded, record_codes, n_records) if clustered else None
+    if encoded is not None and (by_pairs is None or keep_rows):
+        y = label_codes(encoded.y_true, encoded.offset)
+        codes = [label_codes(p, encoded.offset) for p in encoded.preds]
+    if by_pairs is not None:
+        categories, pooled, slots = by_pairs
+        records = StoredRecords.from_slots(slots, n_values, n_clf)
+    elif clustered:
         categories, pooled, keys = clustered_statistics(
             y, codes, record_codes, n_records, n_values, return_keys=True
         )

@@ -1,0 +1,145 @@
+"""Clustered statistics from pairs of rows, against a per-record brute force.
+
+Records whose rows are contiguous and few cells take the pair path; every
+sum it gives must equal, to the last bit, the per-record brute force and
+the general (record, class) path, and a comparison must not depend on
+which path counted it.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sklearn_precision_stats.engine import _row_pairs
+from sklearn_precision_stats.engine._counts import EncodedPredictions, clustered_statistics
+from sklearn_precision_stats.engine._units import StoredRecords
+from sklearn_precision_stats.paired import compare_accuracy, compare_npv, compare_precision
+
+from .test_clustered_speedpath import _brute_force, _brute_pooled
+
+
+def _encoded(y, preds, n_values, offset=0):
+    return EncodedPredictions(y, list(preds), np.arange(n_values), offset)
+
+
+@st.composite
+def _runs(draw):
+    """Labels of records laid out in runs, in any order of the records."""
+    n_values = draw(st.integers(1, 5))
+    n_clf = draw(st.integers(1, 3))
+    sizes = draw(st.lists(st.integers(1, 5), min_size=1, max_size=30))
+    if draw(st.booleans()):
+        sizes = [sizes[0]] * len(sizes)  # every record with the same rows
+    order = draw(st.permutations(range(len(sizes))))
+    records = np.repeat(np.array(order, dtype=np.intp), np.array(sizes)[list(order)])
+    n = records.shape[0]
+    labels = st.lists(st.integers(0, n_values - 1), min_size=n, max_size=n)
+    y = np.array(draw(labels))
+    preds = [np.array(draw(labels)) for _ in range(n_clf)]
+    return y, preds, records, len(sizes), n_values
+
+
+@settings(max_examples=150, deadline=None)
+@given(_runs())
+def test_pair_sums_equal_the_brute_force_and_the_general_path(case):
+    y, preds, records, n_records, n_values = case
+    out = _row_pairs.pair_statistics(_encoded(y, preds, n_values), records, n_records)
+    most = np.bincount(records).max()
+    if not _row_pairs._few_pairs(most, n_records, records.shape[0]):
+        assert out is None  # a large record among small ones: the general path
+        return
+    assert out is not None
+    categories, pooled, slots = out
+    first, second, _ = _brute_force(y, preds, records, n_values)
+    np.testing.assert_array_equal(categories.first, first)
+    np.testing.assert_array_equal(categories.second, second)
+    pooled_first, pooled_second = _brute_pooled(y, preds, records)
+    np.testing.assert_array_equal(pooled.first, pooled_first)
+    np.testing.assert_array_equal(pooled.second, pooled_second)
+    general = clustered_statistics(y, preds, records, n_records, n_values)
+    for ours, theirs in zip((categories, pooled), general, strict=True):
+        for a, b in zip(ours, theirs, strict=True):
+            np.testing.assert_array_equal(a, b)
+    # The slots hold each record's rows: the same sums from them.
+    y_slots, preds_slots, records_slots = _row_pairs.rows_of_slots(slots, n_values, len(preds))
+    again = clustered_statistics(y_slots, preds_slots, records_slots, n_records, n_values)
+    for a, b in zip(again[0], general[0], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_raw_integer_labels_with_an_offset_and_wrap_around():
+    rng = np.random.default_rng(0)
+    records = np.repeat(np.arange(50), 3)
+    raw = [rng.integers(-7, -4, 150).astype(np.int8) for _ in range(3)]  # labels -7..-5
+    codes = [r.astype(np.intp) + 7 for r in raw]
+    fast = _row_pairs.pair_statistics(_encoded(raw[0], raw[1:], 3, offset=-7), records, 50)
+    general = clustered_statistics(codes[0], codes[1:], records, 50, 3)
+    for a, b in zip(fast[0], general[0], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_declines_what_it_does_not_count():
+    rng = np.random.default_rng(1)
+    y, a, b = (rng.integers(0, 3, 40) for _ in range(3))
+    encoded = _encoded(y, [a, b], 3)
+    interleaved = np.tile(np.arange(20), 2)  # each record in two runs
+    assert _row_pairs.pair_statistics(encoded, interleaved, 20) is None
+    many = _encoded(y % 3, [a, b, a, b, a, b, a], 3)  # 3**8 cells
+    assert _row_pairs.pair_statistics(many, np.repeat(np.arange(20), 2), 20) is None
+    big = np.zeros(40, dtype=np.intp)  # one record of 40 rows: 780 pairs of slots
+    assert _row_pairs.pair_statistics(encoded, big, 1) is None
+
+
+def test_slots_give_the_units_of_the_keys():
+    rng = np.random.default_rng(2)
+    records = np.repeat(rng.permutation(30), 2)
+    y, a, b = (rng.integers(0, 4, 60) for _ in range(3))
+    _, _, slots = _row_pairs.pair_statistics(_encoded(y, [a, b], 4), records, 30)
+    stored = StoredRecords.from_slots(slots, 4, 2)
+    *_, keys = clustered_statistics(y, [a, b], records, 30, 4, return_keys=True)
+    x, key_class, key_record, rows = keys
+    expected = StoredRecords.from_keys(key_record, key_class, x, rows, 4)
+    assert stored.clustered
+    for classifiers in (None, [1], [1, 0]):
+        ours, theirs = stored.units(classifiers), expected.units(classifiers)
+        order = np.lexsort((ours.key_class, ours.key_unit))
+        their_order = np.lexsort((theirs.key_class, theirs.key_unit))
+        np.testing.assert_array_equal(ours.key_unit[order], theirs.key_unit[their_order])
+        np.testing.assert_array_equal(ours.x[order], theirs.x[their_order])
+        np.testing.assert_array_equal(ours.unit_rows, theirs.unit_rows)
+    with pytest.raises(ValueError, match="no table of cells"):
+        stored.table_cells()
+
+
+@pytest.mark.parametrize("compare", [compare_precision, compare_npv, compare_accuracy])
+@pytest.mark.parametrize("layout", ["in order", "runs in any order", "uneven runs"])
+def test_a_comparison_does_not_depend_on_the_path(compare, layout, monkeypatch):
+    rng = np.random.default_rng(3)
+    sizes = {"in order": np.full(300, 2), "runs in any order": np.full(300, 3)}.get(
+        layout, rng.integers(1, 5, 300)
+    )
+    ids = np.arange(300) if layout == "in order" else rng.permutation(300)
+    groups = np.repeat(ids * 7 + 11, sizes[ids])  # sparse ids, coded by rank
+    n = groups.shape[0]
+    labels = np.array(["cat", "dog", "emu"])
+    y = labels[rng.integers(0, 3, n)]
+    preds = {name: labels[rng.integers(0, 3, n)] for name in ("a", "b")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast = compare(y, preds, groups=groups)
+        monkeypatch.setattr(_row_pairs, "_MAX_CELLS", 0)
+        general = compare(y, preds, groups=groups)
+    assert fast._data.records._kind == "slots"
+    assert general._data.records._kind == "keys"
+    pd.testing.assert_frame_equal(fast.table, general.table)
+    if compare is not compare_accuracy:
+        tests = [
+            r.global_test(method="dai-cui", n_resamples=40, random_state=0, resampling="bootstrap")
+            for r in (fast, general)
+        ]
+        np.testing.assert_allclose(tests[0].pvalue, tests[1].pvalue, rtol=1e-12)
+        np.testing.assert_allclose(tests[0].statistic, tests[1].statistic, rtol=1e-12)
