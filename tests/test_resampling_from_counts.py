@@ -143,14 +143,15 @@ def test_resampling_memory_does_not_grow_with_the_records():
 
 def test_clustered_comparison_keeps_bytes_per_record_not_per_row():
     sizes = {}
-    for repeats in (2, 20):
+    for repeats in (2, 8, 20, 50):
         y, preds, groups = _data(n=2000, repeats=repeats, seed=2)
         result = _quiet(compare_precision, y, preds, groups=groups)
         sizes[repeats] = result._data.records.nbytes / result.n_records
-    # Per (record, class) counts in small integer types: ten times the rows
-    # per record, about the same bytes per record.
-    assert sizes[2] < 40 and sizes[20] < 40
-    assert sizes[20] < 1.5 * sizes[2]
+    # Records of a few rows keep their rows' cells (two bytes a row, and at
+    # most nine rows); larger ones per (record, class) counts in small
+    # integer types: bounded bytes per record, whatever the rows per record.
+    assert all(size < 40 for size in sizes.values())
+    assert sizes[8] <= 2 * 8 and sizes[50] < 1.5 * sizes[20]
 
 
 def test_records_kept_as_codes_when_the_table_is_too_large(monkeypatch):

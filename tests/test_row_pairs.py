@@ -28,7 +28,7 @@ def _encoded(y, preds, n_values, offset=0):
 
 @st.composite
 def _runs(draw):
-    """Labels of records laid out in runs, in any order of the records."""
+    """Labels of records in runs (in any order of the records) or spread out."""
     n_values = draw(st.integers(1, 5))
     n_clf = draw(st.integers(1, 3))
     sizes = draw(st.lists(st.integers(1, 5), min_size=1, max_size=30))
@@ -37,6 +37,8 @@ def _runs(draw):
     order = draw(st.permutations(range(len(sizes))))
     records = np.repeat(np.array(order, dtype=np.intp), np.array(sizes)[list(order)])
     n = records.shape[0]
+    if draw(st.booleans()):  # rows spread out, as stacked repeats give them
+        records = records[np.array(draw(st.permutations(range(n))), dtype=np.intp)]
     labels = st.lists(st.integers(0, n_values - 1), min_size=n, max_size=n)
     y = np.array(draw(labels))
     preds = [np.array(draw(labels)) for _ in range(n_clf)]
@@ -86,8 +88,6 @@ def test_declines_what_it_does_not_count():
     rng = np.random.default_rng(1)
     y, a, b = (rng.integers(0, 3, 40) for _ in range(3))
     encoded = _encoded(y, [a, b], 3)
-    interleaved = np.tile(np.arange(20), 2)  # each record in two runs
-    assert _row_pairs.pair_statistics(encoded, interleaved, 20) is None
     many = _encoded(y % 3, [a, b, a, b, a, b, a], 3)  # 3**8 cells
     assert _row_pairs.pair_statistics(many, np.repeat(np.arange(20), 2), 20) is None
     big = np.zeros(40, dtype=np.intp)  # one record of 40 rows: 780 pairs of slots
@@ -116,7 +116,7 @@ def test_slots_give_the_units_of_the_keys():
 
 
 @pytest.mark.parametrize("compare", [compare_precision, compare_npv, compare_accuracy])
-@pytest.mark.parametrize("layout", ["in order", "runs in any order", "uneven runs"])
+@pytest.mark.parametrize("layout", ["in order", "runs in any order", "uneven runs", "spread"])
 def test_a_comparison_does_not_depend_on_the_path(compare, layout, monkeypatch):
     rng = np.random.default_rng(3)
     sizes = {"in order": np.full(300, 2), "runs in any order": np.full(300, 3)}.get(
@@ -124,6 +124,8 @@ def test_a_comparison_does_not_depend_on_the_path(compare, layout, monkeypatch):
     )
     ids = np.arange(300) if layout == "in order" else rng.permutation(300)
     groups = np.repeat(ids * 7 + 11, sizes[ids])  # sparse ids, coded by rank
+    if layout == "spread":
+        groups = rng.permutation(groups)
     n = groups.shape[0]
     labels = np.array(["cat", "dog", "emu"])
     y = labels[rng.integers(0, 3, n)]

@@ -58,7 +58,7 @@ def cell_codes(encoded):
 
 
 def record_slots(cells, record_codes, n_records, fill):
-    """The cells of each record's rows side by side, when the rows are contiguous.
+    """The cells of each record's rows side by side.
 
     Parameters
     ----------
@@ -72,10 +72,9 @@ def record_slots(cells, record_codes, n_records, fill):
     Returns
     -------
     slots : ndarray of shape (n_records, m), or None
-        Row ``r`` holds the cells of record ``r``'s rows, in their order,
-        then `fill`. None when some record's rows are not contiguous, or
-        when the pairs of slots would cost more than a few passes over the
-        rows.
+        Row ``r`` holds the cells of record ``r``'s rows (in their order
+        when they are contiguous), then `fill`. None when the pairs of
+        slots would cost more than a few passes over the rows.
     """
     n = cells.shape[0]
     m = n // n_records
@@ -84,7 +83,7 @@ def record_slots(cells, record_codes, n_records, fill):
         return cells.reshape(n_records, m) if _few_pairs(m, n_records, n) else None
     starts = np.flatnonzero(record_codes[1:] != record_codes[:-1]) + 1
     if starts.shape[0] + 1 != n_records:
-        return None  # some record's rows come in several runs
+        return _scattered_slots(cells, record_codes, n_records, fill)
     starts = np.concatenate([[0], starts])
     lengths = np.diff(np.append(starts, n))
     m = int(lengths.max())
@@ -101,6 +100,32 @@ def record_slots(cells, record_codes, n_records, fill):
         return runs
     slots = np.empty_like(runs)
     slots[run_record] = runs
+    return slots
+
+
+def _scattered_slots(cells, record_codes, n_records, fill):
+    """:func:`record_slots` for records whose rows are spread out (stacked repeats).
+
+    Each round gives every record still holding rows one more slot: each
+    remaining row writes its position to its record's entry of a scratch
+    array, and the rows whose position stayed there (one per record,
+    whichever write NumPy keeps) take the round's slot. No sort; as many
+    rounds as the largest record has rows.
+    """
+    n = cells.shape[0]
+    m = int(np.bincount(record_codes, minlength=n_records).max())
+    if not _few_pairs(m, n_records, n):
+        return None
+    slots = np.full((n_records, m), fill, dtype=cells.dtype)
+    scratch = np.empty(n_records, dtype=np.intp)
+    rows = np.arange(n)
+    records = record_codes
+    for slot in range(m):
+        scratch[records] = rows
+        won = scratch[records] == rows
+        slots[records[won], slot] = cells[rows[won]]
+        lost = ~won
+        rows, records = rows[lost], records[lost]
     return slots
 
 
