@@ -238,6 +238,18 @@ def section_ratios(n_rows):
         f"                      through ComparisonCounts {c_str / c_int:6.2f}x "
         f"({c_str:.3f} s vs {c_int:.3f} s)"
     )
+    # Other label kinds of the same 10^6 rows: words that differ in many
+    # characters, and pandas categorical and string columns.
+    import pandas as pd
+
+    words = np.array(["setosa", "versicolor", "virginica", "arctica", "borealis"] * 2)
+    w = [words[v] for v in (y, a, b)]
+    t_words = best_of(lambda: compare_precision(w[0], {"a": w[1], "b": w[2]}))
+    for kind in ("category", "str"):
+        p = [pd.Series(v, dtype=kind) for v in w]
+        t_kind = best_of(lambda p=p: compare_precision(p[0], {"a": p[1], "b": p[2]}))
+        print(f"                      pandas {kind:8s} column {t_kind / t_int:6.2f}x")
+    print(f"                      numpy str words {t_words / t_int:6.2f}x")
     print(
         f"                      encoding alone {e_str / e_int:6.2f}x (numpy str), "
         f"{e_obj / e_int:6.2f}x (object, shared), {e_new / e_int:6.2f}x (object, one per row) "
@@ -268,6 +280,15 @@ def section_ratios(n_rows):
         f"({t_shuffled:.2f} s); through ComparisonCounts {c_shuffled / c_paired:6.2f}x "
         f"({c_shuffled:.2f} s)"
     )
+
+    # Stacked repeats of cross-validation: every repeat lists the records in
+    # its own order, so a record's rows are spread out.
+    repeats = 5
+    stacked = np.concatenate(
+        [np.random.default_rng(r).permutation(n_rows // repeats) for r in range(repeats)]
+    )
+    t_stacked = best_of(lambda: compare_precision(y, {"a": a, "b": b}, groups=stacked), 2)
+    print(f"  stacked repeats ({repeats}): {t_stacked / t_paired:6.2f}x ({t_stacked:.2f} s)")
 
     def numpy_statsmodels():
         ca, cb = a == y, b == y

@@ -113,6 +113,9 @@ def _scattered_slots(cells, record_codes, n_records, fill):
     rounds as the largest record has rows.
     """
     n = cells.shape[0]
+    slots = _repeat_slots(cells, record_codes, n_records)
+    if slots is not None:
+        return slots
     m = int(np.bincount(record_codes, minlength=n_records).max())
     if not _few_pairs(m, n_records, n):
         return None
@@ -126,6 +129,30 @@ def _scattered_slots(cells, record_codes, n_records, fill):
         slots[records[won], slot] = cells[rows[won]]
         lost = ~won
         rows, records = rows[lost], records[lost]
+    return slots
+
+
+def _repeat_slots(cells, record_codes, n_records):
+    """Slots of rows that are repeats of the records, each repeat in its own order.
+
+    Stacked predictions of repeated cross-validation list every record
+    once per repeat: when each block of ``n_records`` rows holds every
+    record once, block ``b`` fills slot ``b`` directly. None otherwise.
+    """
+    n = cells.shape[0]
+    m = n // n_records
+    if m * n_records != n or not _few_pairs(m, n_records, n):
+        return None
+    blocks = record_codes.reshape(m, n_records)
+    seen = np.empty(n_records, dtype=bool)
+    for block in blocks:
+        seen[:] = False
+        seen[block] = True
+        if not seen.all():  # n_records rows that miss a record: not a repeat
+            return None
+    slots = np.empty((n_records, m), dtype=cells.dtype)
+    for b, (block, block_cells) in enumerate(zip(blocks, cells.reshape(m, n_records), strict=True)):
+        slots[block, b] = block_cells
     return slots
 
 
