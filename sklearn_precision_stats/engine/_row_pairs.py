@@ -9,12 +9,14 @@ included) of what each row adds; and what a row adds depends only on its
 therefore hold every statistic: the rows per cell, and the ordered pairs
 of rows of one record per pair of cells.
 
-When each record's rows are contiguous (predictions stored record by
-record, e.g. test-time augmentation or repeated scoring of each record)
-and records have few rows, the rows of the records laid side by side are a
-reshape of the rows, and both tables are bincounts: a few passes over the
-rows with no grouping by (record, class) at all. Many cells (classes and
-classifiers) or records in another layout take the general path.
+With few cells and records of a few rows, each record's rows are laid
+side by side in *slots* (:func:`record_slots`) and both tables are
+bincounts: a few passes over the rows with no grouping by (record, class).
+The slots are a reshape of the rows when each record's rows are together
+(predictions stored record by record, e.g. test-time augmentation), one
+block of rows per slot for stacked repeats of the records, and otherwise
+filled one row per record a round. Many cells (classes and classifiers) or
+large records take the general path.
 """
 
 import numpy as np
