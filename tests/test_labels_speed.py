@@ -327,3 +327,63 @@ def test_missing_pandas_labels_are_named_by_row(dtype):
     a = pd.Series(["a", "b", None, "b", "a"], dtype=dtype)
     with pytest.raises(ValueError, match=r"y_preds\['a'\].*missing label.*row 2"):
         compare_precision(y, {"a": a, "b": y})
+
+
+def test_object_joint_table_matches_numpy_unique():
+    rng = np.random.default_rng(9)
+    labels = np.array(["cat", "dog", "émeu", "a much longer label"], dtype=object)
+    arrays = [labels[rng.integers(0, 4, 70_000)] for _ in range(3)]
+    # Equal labels held by different objects (strings made one by one).
+    cats = np.array(["".join(["c", "at"]) for _ in range(3)], dtype=object)
+    arrays[2][::7] = cats[np.arange(arrays[2][::7].shape[0]) % 3]
+    table, values = _labels.object_joint_table(arrays, 2**20)
+    expected, expected_values = _joint_reference([a.astype(str) for a in arrays])
+    assert values.tolist() == expected_values.tolist()
+    np.testing.assert_array_equal(table, expected)
+
+
+def test_object_joint_table_declines_what_it_does_not_count():
+    rng = np.random.default_rng(10)
+    labels = np.array(["a", "b", "c"], dtype=object)
+    y, a = labels[rng.integers(0, 3, 50_000)], labels[rng.integers(0, 3, 50_000)]
+    rare = a.copy()
+    rare[12_346] = "".join(["z", "z"])  # an object the sample of rows misses
+    assert _labels.object_joint_table([y, rare], 2**20) is None
+    missing = a.copy()
+    missing[4] = None
+    assert _labels.object_joint_table([y, missing], 2**20) is None
+    assert _labels.object_joint_table([y, a.astype(str)], 2**20) is None
+    assert _labels.object_joint_table([y, a], 8) is None
+    words = np.array([f"w{i}" for i in range(50_000)], dtype=object)  # one object per row
+    assert _labels.object_joint_table([words, words], 2**40) is None
+
+
+def test_rare_and_missing_objects_through_compare():
+    from sklearn_precision_stats import compare_precision
+
+    rng = np.random.default_rng(11)
+    labels = np.array(["a", "b", "c"], dtype=object)
+    y, a, b = (labels[rng.integers(0, 3, 50_000)] for _ in range(3))
+    a[12_346] = "".join(["z", "z"])  # not in the sample of rows
+    result = compare_precision(y, {"a": a, "b": b})
+    expected = compare_precision(y.astype(str), {"a": a.astype(str), "b": b.astype(str)})
+    pd.testing.assert_frame_equal(result.table, expected.table)
+    b[41_234] = None
+    with pytest.raises(ValueError, match=r"y_preds\['b'\].*row 41234"):
+        compare_precision(y, {"a": a, "b": b})
+
+
+@pytest.mark.parametrize("rare", ["z", "Z", "zz"])
+def test_string_joint_table_when_a_rare_label_falls_outside_the_guess(rare):
+    # The sample guesses one varying character spanning "a" .. "c": a rare
+    # label above ("z"), below ("Z") or longer ("zz") makes keys outside
+    # that range in the first pass, which the second pass recounts.
+    rng = np.random.default_rng(12)
+    labels = np.array(["a", "b", "c", rare])
+    y = labels[rng.integers(0, 3, 50_000)]
+    a = labels[rng.integers(0, 3, 50_000)]
+    a[12_346] = rare
+    table, values = _labels.string_joint_table([y, a], 2**20)
+    expected, expected_values = _joint_reference([y, a])
+    assert values.tolist() == expected_values.tolist()
+    np.testing.assert_array_equal(table, expected)

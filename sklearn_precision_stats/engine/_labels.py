@@ -515,7 +515,7 @@ class StreamingLabelEncoder:
         lut = np.empty(n_keys, dtype=np.intp)
         lut[present] = codes
         # In place: each row's key is read before its code is written.
-        return np.take(lut, key, out=key, mode="wrap")
+        return np.take(lut, key, out=key, mode="clip")
 
     def _encode_strings_by_buckets(self, arr, chars, name):
         """Fixed-width strings of many varying characters (e.g. record ids)."""
@@ -551,17 +551,67 @@ class StreamingLabelEncoder:
     def _encode_shared_objects(self, arr, name):
         """Codes of an object array holding few distinct objects, or None.
 
-        Labels held as Python objects are usually a few objects repeated (a
-        classifier's ``classes_[indices]``). The distinct objects of a
-        sample of rows go into a small open-addressing table keyed by their
-        addresses; every row is then looked up by its address and checked
-        against the address stored in its slot, which is exact (one address
-        is one object). Rows whose object is not in the sample go through
+        Every row is looked up in the :class:`_SharedObjects` table of a
+        sample's objects; rows whose object is not in the sample go through
         pandas' hash table. Equal objects at different addresses share a
         code through the vocabulary's dict. Returns None for arrays of many
         distinct objects (e.g. one new string per row) and when a label is
         missing (for the messages of the general path).
         """
+        shared = _SharedObjects.of(arr)
+        if shared is None:
+            return None
+        n = shared.addresses.shape[0]
+        local = np.empty(n, dtype=np.intp)
+        missed = []
+        for start in range(0, n, _OBJECT_ROWS):
+            stop = min(start + _OBJECT_ROWS, n)
+            missing = shared.codes(start, stop, local[start:stop])
+            if missing.size:
+                missed.append(start + missing)
+        uniques = objects = shared.objects
+        n_sampled = objects.shape[0]
+        if missed:
+            missed = np.concatenate(missed)
+            missed_codes, missed_objects = pd.factorize(shared.array[missed], use_na_sentinel=True)
+            if missed_codes.min() < 0:
+                return None
+            local[missed] = missed_codes + n_sampled
+            uniques = np.empty(n_sampled + missed_objects.shape[0], dtype=object)
+            uniques[:n_sampled] = objects
+            uniques[n_sampled:] = missed_objects
+        mapping = self._global_codes(uniques, name)
+        if np.array_equal(mapping, np.arange(mapping.shape[0])):
+            return local
+        return np.take(mapping, local, out=local, mode="clip")
+
+
+class _SharedObjects:
+    """Codes of the rows of an object array of a few objects, by their addresses.
+
+    Labels held as Python objects are usually a few objects repeated (a
+    classifier's ``classes_[indices]``, a pandas object column). The
+    distinct objects of a sample of rows, in sorted order, go into a small
+    open-addressing table keyed by their addresses; a row is looked up by
+    its address and checked against the address stored in its slot, which
+    is exact (one address is one object).
+    """
+
+    def __init__(self, array, addresses, objects, distinct, table):
+        self.array, self.addresses, self.objects = array, addresses, objects
+        self.shift, self.mask, size = table
+        slots = (distinct >> self.shift) & self.mask
+        self.slot_address = np.zeros(size, dtype=addresses.dtype)
+        self.slot_address[slots] = distinct
+        self.slot_code = np.zeros(size, dtype=np.intp)
+        self.slot_code[slots] = np.arange(distinct.shape[0])
+        rows = min(addresses.shape[0], _OBJECT_ROWS)
+        self._slot, self._found = np.empty(rows, np.intp), np.empty(rows, np.intp)
+        self._hit = np.empty(rows, bool)
+
+    @classmethod
+    def of(cls, arr):
+        """The table of `arr` (1-D, object), or None: many distinct objects, or a missing one."""
         n = arr.shape[0]
         if n == 0:
             return None
@@ -578,8 +628,8 @@ class StreamingLabelEncoder:
         objects = arr[first]
         if pd.isna(objects).any():
             return None
-        # Objects in sorted order: local codes are then the global codes of
-        # a new vocabulary (or of one that saw the same labels first).
+        # Objects in sorted order: codes are then the global codes of a new
+        # vocabulary (or of one that saw the same labels first).
         try:
             order = sorted(range(objects.shape[0]), key=objects.__getitem__)
         except TypeError:  # unorderable labels: mixed types are reported later
@@ -588,42 +638,69 @@ class StreamingLabelEncoder:
         table = _address_table(distinct)
         if table is None:
             return None
-        shift, mask, size = table
-        slots = (distinct >> shift) & mask
-        slot_address = np.zeros(size, dtype=addresses.dtype)
-        slot_address[slots] = distinct
-        slot_local = np.zeros(size, dtype=np.intp)
-        slot_local[slots] = np.arange(distinct.shape[0])
-        local = np.empty(n, dtype=np.intp)
-        missed = []
-        # Slices that stay in the cache between the passes.
-        rows = min(n, _OBJECT_ROWS)
-        slot, found, hit = np.empty(rows, np.intp), np.empty(rows, np.intp), np.empty(rows, bool)
-        for start in range(0, n, rows):
-            part = addresses[start : start + rows]
-            m = part.shape[0]
-            np.right_shift(part, shift, out=slot[:m])
-            np.bitwise_and(slot[:m], mask, out=slot[:m])
-            np.take(slot_address, slot[:m], out=found[:m], mode="wrap")
-            np.equal(found[:m], part, out=hit[:m])
-            if not hit[:m].all():
-                missed.append(start + np.flatnonzero(~hit[:m]))
-            np.take(slot_local, slot[:m], out=local[start : start + m], mode="wrap")
-        del slot, found, hit
-        uniques = objects
-        if missed:
-            missed = np.concatenate(missed)
-            missed_codes, missed_objects = pd.factorize(arr[missed], use_na_sentinel=True)
-            if missed_codes.min() < 0:
-                return None
-            local[missed] = missed_codes + distinct.shape[0]
-            uniques = np.empty(distinct.shape[0] + missed_objects.shape[0], dtype=object)
-            uniques[: distinct.shape[0]] = objects
-            uniques[distinct.shape[0] :] = missed_objects
-        mapping = self._global_codes(uniques, name)
-        if np.array_equal(mapping, np.arange(mapping.shape[0])):
-            return local
-        return np.take(mapping, local, out=local, mode="wrap")
+        return cls(arr, addresses, objects, distinct, table)
+
+    def codes(self, start, stop, out):
+        """Write the codes of rows `start` to `stop` to `out`; return the rows not found.
+
+        At most ``_OBJECT_ROWS`` rows at a time, so that the passes read
+        them from the cache. Rows not found (their object is not in the
+        table) are returned relative to `start`; their codes are not set.
+        """
+        part = self.addresses[start:stop]
+        m = part.shape[0]
+        slot, found, hit = self._slot[:m], self._found[:m], self._hit[:m]
+        np.right_shift(part, self.shift, out=slot)
+        np.bitwise_and(slot, self.mask, out=slot)
+        np.take(self.slot_address, slot, out=found, mode="clip")
+        np.equal(found, part, out=hit)
+        np.take(self.slot_code, slot, out=out, mode="clip")
+        return np.empty(0, dtype=np.intp) if hit.all() else np.flatnonzero(~hit)
+
+
+def object_joint_table(arrays, max_cells, names=None):
+    """Joint table of object labels of a few shared objects, counted while they are read.
+
+    The object counterpart of :func:`string_joint_table`: each array's
+    codes (:class:`_SharedObjects`) are computed slice by slice, the slices'
+    joint codes counted at once, and only the table's axes mapped to the
+    sorted labels.
+
+    Returns
+    -------
+    (table, values) as :func:`string_joint_table`, or None when some array
+    is not a 1-D object array of a few shared objects, an object is missing
+    from the sample of rows or a label is missing (the general path then
+    encodes them), or the table would exceed `max_cells` cells.
+    """
+    if not all(isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype == object for a in arrays):
+        return None
+    tables = []
+    for arr in arrays:
+        shared = _SharedObjects.of(arr)
+        if shared is None:
+            return None
+        tables.append(shared)
+    sizes = [t.objects.shape[0] for t in tables]
+    n_cells = math.prod(sizes)
+    if n_cells > max_cells:
+        return None
+    n = arrays[0].shape[0]
+    code = np.empty(min(n, _OBJECT_ROWS), dtype=np.intp)
+    joint = np.empty(min(n, _OBJECT_ROWS), dtype=np.intp)
+    table = np.zeros(n_cells, dtype=np.intp)
+    for start in range(0, n, _OBJECT_ROWS):
+        stop = min(start + _OBJECT_ROWS, n)
+        out = joint[: stop - start]
+        for i, (shared, size) in enumerate(zip(tables, sizes, strict=True)):
+            if i:
+                out *= size
+            if shared.codes(start, stop, out if i == 0 else code[: stop - start]).size:
+                return None  # an object the sample missed: the general path
+            if i:
+                out += code[: stop - start]
+        table += np.bincount(out, minlength=n_cells)
+    return _table_over_labels(table.reshape(sizes), [t.objects for t in tables], names)
 
 
 def _address_table(addresses):
@@ -775,7 +852,7 @@ def _scan_strings(scan, key):
         scan.scan(start, stop, key[start:stop])
 
 
-def string_joint_table(arrays, max_cells):
+def string_joint_table(arrays, max_cells, names=None):
     """Joint table of fixed-width string labels, counted while they are read.
 
     The string counterpart of :func:`._counts.integer_joint_table`: every
@@ -790,6 +867,8 @@ def string_joint_table(arrays, max_cells):
         Truth, then each classifier's predictions, of one length.
     max_cells : int
         The largest table (in keys) counted this way.
+    names : list of str, default=None
+        Argument names for the encoder's messages.
 
     Returns
     -------
@@ -820,6 +899,8 @@ def string_joint_table(arrays, max_cells):
         table = _count_string_keys(scans, n, n_cells)
         retry = [_confirmed_scan(s) for s in scans]
         if all(r is None for r in retry):
+            if table is None:  # keys out of range under confirmed columns: cannot happen
+                return None
             break
         scans = [s if r is None else r for s, r in zip(scans, retry, strict=True)]
     table = table.reshape(sizes)
@@ -830,7 +911,7 @@ def string_joint_table(arrays, max_cells):
         keys = np.flatnonzero(table.sum(axis=others))
         present.append(keys)
         labels.append(scan.labels_of(keys, scan.ranges()[0], arr.dtype))
-    return _table_over_labels(table[np.ix_(*present)], labels)
+    return _table_over_labels(table[np.ix_(*present)], labels, names)
 
 
 def factorized_joint_table(arrays, max_cells, names=None):
@@ -886,19 +967,26 @@ def factorized_joint_table(arrays, max_cells, names=None):
 
 
 def _table_over_labels(table, axis_labels, names=None):
-    """A table over each axis's own distinct labels, re-indexed by their sorted union.
+    """A table over each axis's own labels, re-indexed by their sorted union.
 
     The labels are encoded as :func:`encode_sorted` encodes label arrays,
     so the values (and their checks and type) are the encoder's.
     """
     codes, values = encode_sorted(*axis_labels, names=names)
     out = np.zeros((values.shape[0],) * table.ndim, dtype=np.intp)
-    out[np.ix_(*codes)] = table
+    if all(np.unique(c).shape[0] == c.shape[0] for c in codes):
+        out[np.ix_(*codes)] = table
+    else:  # equal labels held by different objects share a code
+        np.add.at(out, np.ix_(*codes), table)
     return out, values
 
 
 def _count_string_keys(scans, n, n_cells):
-    """Rows per joint key of the scans' arrays, slice by slice."""
+    """Rows per joint key of the scans' arrays, slice by slice.
+
+    None when a key falls outside the table, which only a wrong guess of
+    the varying columns does (the scans' ranges then refute it).
+    """
     rows = min(s.rows for s in scans)
     joint = np.empty(min(rows, n), dtype=np.intp)
     # The joint key is one mixed-radix number over every array's columns,
@@ -914,8 +1002,18 @@ def _count_string_keys(scans, n, n_cells):
         out = joint[: stop - start]
         for i, scan in enumerate(scans):
             scan.scan(start, stop, out, subtract=False, horner=i > 0)
+        if table is None:
+            continue  # a wrong guess: the scan goes on for the true ranges only
         out -= offset
-        table += np.bincount(out, minlength=n_cells)
+        # Under a wrong guess of the columns a key may fall outside the table.
+        try:
+            counts = np.bincount(out, minlength=n_cells)
+        except ValueError:  # a negative key
+            counts = None
+        if counts is None or counts.shape[0] != n_cells:
+            table = None
+        else:
+            table += counts
     return table
 
 

@@ -29,7 +29,11 @@ from ..engine._counts import (
 )
 from ..engine._dask import counts_from_dask, is_dask_collection
 from ..engine._diagnostics import diagnose
-from ..engine._labels import factorized_joint_table, string_joint_table
+from ..engine._labels import (
+    factorized_joint_table,
+    object_joint_table,
+    string_joint_table,
+)
 from ..engine._marginal_model import omnibus_statistics, pairwise_statistics
 from ..engine._roles import get_role
 from ..engine._row_pairs import pair_statistics
@@ -534,13 +538,14 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_row
             dtype = np.result_type(*[a.dtype for a in (y_true, *preds)])
             values = np.arange(table.shape[0]).astype(dtype)
         else:
-            # Labels read straight into the table: fixed-width strings, and
-            # pandas categoricals and string arrays (from their codes).
-            fused = string_joint_table([y_true, *preds], _MAX_JOINT_CELLS)
-            if fused is None:
-                fused = factorized_joint_table([y_true, *preds], _MAX_JOINT_CELLS, names)
-            if fused is not None:
-                table, values = fused
+            # Labels read straight into the table: fixed-width strings, a
+            # few shared label objects, and pandas categoricals and string
+            # arrays (from their codes).
+            for count in (string_joint_table, object_joint_table, factorized_joint_table):
+                fused = count([y_true, *preds], _MAX_JOINT_CELLS, names)
+                if fused is not None:
+                    table, values = fused
+                    break
     encoded = None
     if table is None:
         encoded = _encode_predictions(y_true, preds, names)
