@@ -145,6 +145,23 @@ def test_a_comparison_does_not_depend_on_the_path(compare, layout, monkeypatch):
         ]
         np.testing.assert_allclose(tests[0].pvalue, tests[1].pvalue, rtol=1e-12)
         np.testing.assert_allclose(tests[0].statistic, tests[1].statistic, rtol=1e-12)
+    if compare is compare_precision:
+        # The other users of the records: precision at a prevalence, by the
+        # bootstrap, and the bias-reduced covariance.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            updated = [
+                r.at_prevalence({"emu": 0.2}, ci="bootstrap", n_resamples=40, random_state=0)
+                for r in (fast, general)
+            ]
+            reduced = [compare(y, preds, groups=groups, cov_type="bias_reduced")]
+            monkeypatch.undo()
+            reduced.append(compare(y, preds, groups=groups, cov_type="bias_reduced"))
+        np.testing.assert_allclose(updated[0]["ci_low"], updated[1]["ci_low"], rtol=1e-12)
+        np.testing.assert_allclose(updated[0]["ci_high"], updated[1]["ci_high"], rtol=1e-12)
+        for column in ("wald_stat", "log_or_se", "ratio_se_log", "diff_se"):
+            ours, theirs = (r.table[column] for r in reduced)
+            np.testing.assert_allclose(ours, theirs, rtol=1e-12)
 
 
 @pytest.mark.parametrize("layout", ["repeats", "blocks that miss a record"])
