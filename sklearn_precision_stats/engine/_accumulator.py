@@ -28,9 +28,7 @@ from ._counts import (
     AgreementCounts,
     EncodedPredictions,
     _categories_from_moments,
-    _entry_buckets,
     _key_feature_map,
-    _key_features,
     _moments_of_keys,
     _with_untouched,
     agreement_from_codes,
@@ -38,6 +36,7 @@ from ._counts import (
     category_counts,
     joint_table,
     pooled_counts_clustered,
+    record_class_keys,
 )
 from ._labels import StreamingLabelEncoder
 from ._units import StoredRecords
@@ -689,24 +688,16 @@ def _keyed_category_sums(y, preds, record, n_records, n_values):
     """Per (record, class) key of a chunk: rows of each classifier in TP, FN, FP.
 
     A row touches its true class and every predicted class; each (row,
-    class) pair is counted once (:func:`._counts._key_features`, linear in
-    the rows, no sort of the keys). True negatives follow from the record's
-    rows at the end. Keys are ``record << _CLASS_BITS | class``, each once.
+    class) pair is counted once (:func:`._counts.record_class_keys`, linear
+    in the rows, no sort of the keys). True negatives follow from the
+    record's rows at the end. Keys are ``record << _CLASS_BITS | class``,
+    each once; the counts come in the smallest type that holds them (sums
+    over chunks are int64).
     """
-    n_clf = len(preds)
-    rows = np.zeros(n_records)  # only the TP, FN, FP features are kept
-    buckets = _entry_buckets(y, preds, record, n_records, n_values)
-    # At most one key per entry: filled in place, never concatenated.
-    keys = np.empty(buckets.local.shape[0], dtype=np.int64)
-    x = np.empty((buckets.local.shape[0], n_clf, 3), dtype=np.int64)
-    n_keys = 0
-    for _, k, records, features in _key_features(buckets, n_clf, n_records, rows):
-        stop = n_keys + records.shape[0]
-        np.left_shift(records, _CLASS_BITS, out=keys[n_keys:stop], dtype=np.int64)
-        keys[n_keys:stop] |= k
-        x[n_keys:stop] = features[1:].reshape(n_clf, 3, -1).transpose(2, 0, 1)
-        n_keys = stop
-    return keys[:n_keys], x[:n_keys]
+    x, key_class, key_record = record_class_keys(y, preds, record, n_records, n_values)
+    keys = np.left_shift(key_record, _CLASS_BITS, dtype=np.int64)
+    keys |= key_class
+    return keys, x
 
 
 def _factorize(keys):

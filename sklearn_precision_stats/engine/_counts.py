@@ -873,6 +873,28 @@ def clustered_statistics(y, preds, record_codes, n_records, n_values, return_key
     return categories, pooled, (*table.keys(), rows_per_record)
 
 
+def record_class_keys(y, preds, record_codes, n_records, n_values):
+    """The keys of :func:`clustered_statistics` alone, without its sums.
+
+    For counts that add chunks record by record, whose sums come later.
+
+    Returns
+    -------
+    x : ndarray of shape (n_keys, n_classifiers, 3)
+        Rows of the key's record in TP, FN and FP for the key's class, in
+        the smallest unsigned type that holds them.
+    key_class, key_record : ndarray of unsigned int, shape (n_keys,)
+    """
+    n_clf = len(preds)
+    rows_per_record = np.bincount(record_codes, minlength=n_records).astype(float)
+    buckets = _entry_buckets(y, preds, record_codes, n_records, n_values)
+    max_rows = rows_per_record.max() if n_records else 0
+    table = _KeyTable(buckets.local.shape[0], n_clf, max_rows, n_values, n_records)
+    for _, k, records, features in _key_features(buckets, n_clf, n_records, rows_per_record):
+        table.add(k, records, features)
+    return table.keys()
+
+
 def category_counts_clustered(y, preds, record_codes, n_records, n_values):
     """Category counts when records contribute several rows.
 
