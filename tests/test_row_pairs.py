@@ -187,3 +187,44 @@ def test_stacked_repeats_of_the_records(layout):
     for ours, theirs in zip((categories, pooled), general, strict=True):
         for x, z in zip(ours, theirs, strict=True):
             np.testing.assert_array_equal(x, z)
+
+
+@pytest.mark.parametrize(
+    "groups, expected",
+    [
+        (np.repeat(np.arange(5) * 3 - 4, 2), 2),
+        (np.repeat(np.arange(4), 3).astype(np.uint8), 3),
+        (np.repeat(np.arange(5)[::-1], 2), None),  # decreasing ids: codes are not row // m
+        (np.array([1, 1, 2, 2, 1, 1]), None),  # a record in two runs
+        (np.array([1, 1, 2, 2, 2, 3]), None),  # records of different sizes
+        (np.zeros(6, dtype=int), None),  # one record
+        (np.repeat(np.arange(3), 2).astype(float), None),  # not integer ids
+    ],
+)
+def test_records_in_order(groups, expected):
+    assert _row_pairs.records_in_order(groups) == expected
+
+
+def test_records_in_order_give_the_codes_of_the_encoder():
+    from sklearn_precision_stats.engine._counts import encode_groups
+
+    groups = np.repeat(np.arange(40_000) * 2 + 7, 3)  # blocks of records overlap
+    m = _row_pairs.records_in_order(groups)
+    codes, n_records = encode_groups(groups)
+    np.testing.assert_array_equal(codes, np.arange(groups.shape[0]) // m)
+    assert n_records == groups.shape[0] // m
+    broken = groups.copy()
+    broken[3 * 30_000] = broken[3 * 30_000 - 1]  # a record's first row joins the previous
+    assert _row_pairs.records_in_order(broken) is None
+
+
+def test_statsmodels_engine_with_records_in_order():
+    rng = np.random.default_rng(5)
+    groups = np.repeat(np.arange(60), 2)
+    y, a, b = (rng.integers(0, 2, 120) for _ in range(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = compare_precision(y, {"a": a, "b": b}, groups=groups)
+        fitted = compare_precision(y, {"a": a, "b": b}, groups=groups, engine="statsmodels")
+    for column in ("gs_stat", "wald_stat"):
+        np.testing.assert_allclose(ours.table[column], fitted.table[column], rtol=1e-6)

@@ -59,14 +59,41 @@ def cell_codes(encoded):
     return cells
 
 
+def records_in_order(groups):
+    """Rows per record when the records come one after another in increasing id order.
+
+    Every record must have the same number ``m`` of rows, together: the
+    ids are then ``m`` copies of an increasing sequence, and the record
+    codes (ranks of the ids) are ``row // m`` without encoding the ids.
+    Integer ids only; None for any other layout (or ``m`` of more than a
+    few thousand rows, which the pair path does not take anyway).
+    """
+    n = groups.shape[0]
+    if groups.dtype.kind not in "iu" or n < 2:
+        return None
+    changes = np.flatnonzero(groups[: min(n, 4096)] != groups[0])
+    if not changes.shape[0] or n % changes[0]:
+        return None
+    m = int(changes[0])
+    step = max(1, 2**16 // m)  # records per block, so the blocks stay in cache
+    runs = groups.reshape(-1, m)
+    for start in range(0, runs.shape[0], step):
+        block = runs[start : start + step + 1]  # one record more: the next first id
+        if not (block == block[:, :1]).all() or not (block[1:, 0] > block[:-1, 0]).all():
+            return None
+    return m
+
+
 def record_slots(cells, record_codes, n_records, fill):
     """The cells of each record's rows side by side.
 
     Parameters
     ----------
     cells : ndarray of shape (n_rows,)
-    record_codes : ndarray of int, shape (n_rows,)
+    record_codes : ndarray of int, shape (n_rows,), or None
         Record code ``0..n_records - 1`` of each row; every code has rows.
+        None when the records come in order with the same rows each
+        (:func:`records_in_order`).
     n_records : int
     fill : int
         The cell of an empty slot (a record with fewer rows than the most).
@@ -81,7 +108,7 @@ def record_slots(cells, record_codes, n_records, fill):
     n = cells.shape[0]
     m = n // n_records
     # `cells` is the caller's own new array: its views are kept, not copied.
-    if m * n_records == n and _in_order(record_codes, n_records, m):
+    if m * n_records == n and (record_codes is None or _in_order(record_codes, n_records, m)):
         return cells.reshape(n_records, m) if _few_pairs(m, n_records, n) else None
     starts = np.flatnonzero(record_codes[1:] != record_codes[:-1]) + 1
     if starts.shape[0] + 1 != n_records:
@@ -247,8 +274,8 @@ def pair_statistics(encoded, record_codes, n_records):
     ----------
     encoded : EncodedPredictions
         The labels (codes plus an offset).
-    record_codes : ndarray of int, shape (n_rows,)
-        Record code ``0..n_records - 1`` of each row; every code has rows.
+    record_codes : ndarray of int, shape (n_rows,), or None
+        As in :func:`record_slots`.
     n_records : int
 
     Returns
@@ -262,7 +289,7 @@ def pair_statistics(encoded, record_codes, n_records):
     """
     n_values, n_clf = len(encoded.values), len(encoded.preds)
     n_cells = n_values ** (n_clf + 1)
-    if n_cells > _MAX_CELLS or not record_codes.shape[0]:
+    if n_cells > _MAX_CELLS or not encoded.y_true.shape[0]:
         return None
     cells = cell_codes(encoded)
     slots = record_slots(cells, record_codes, n_records, n_cells)

@@ -36,7 +36,7 @@ from ..engine._labels import (
 )
 from ..engine._marginal_model import omnibus_statistics, pairwise_statistics
 from ..engine._roles import get_role
-from ..engine._row_pairs import pair_statistics
+from ..engine._row_pairs import pair_statistics, records_in_order
 from ..engine._units import StoredRecords
 from ..exceptions import UndefinedStatisticWarning
 from ..results._paired_comparison import ComparisonData, PairedComparison
@@ -551,10 +551,16 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_row
         encoded = _encode_predictions(y_true, preds, names)
         values = encoded.values
     n_values = len(values)
-    record_codes, n_records = (None, n_rows) if groups is None else encode_groups(groups)
+    record_codes, n_records = None, n_rows
+    if groups is not None:
+        # Records in increasing id order, m rows each, need no codes.
+        m = records_in_order(groups)
+        record_codes, n_records = (None, n_rows // m) if m else encode_groups(groups)
     clustered = n_records < n_rows
-    # Few cells and records in runs: sums over pairs of rows (no grouping).
+    # Few cells and records of a few rows: sums over pairs of rows.
     by_pairs = pair_statistics(encoded, record_codes, n_records) if clustered else None
+    if clustered and record_codes is None and (by_pairs is None or keep_rows):
+        record_codes = np.repeat(np.arange(n_records), n_rows // n_records)
     if encoded is not None and (by_pairs is None or keep_rows):
         y = label_codes(encoded.y_true, encoded.offset)
         codes = [label_codes(p, encoded.offset) for p in encoded.preds]
