@@ -487,12 +487,11 @@ class StreamingLabelEncoder:
         key = np.empty(n, dtype=np.intp)
         scan = _guessed_scan(chars)
         _scan_strings(scan, key)
-        lo, hi = scan.ranges()
-        columns, spans = _varying_columns(lo, hi)
-        n_keys = math.prod(spans)
+        lo = scan.ranges()[0]
+        retry = _confirmed_scan(scan)
+        n_keys = (scan if retry is None else retry).n_keys
         if n_keys > _MAX_STRING_KEYS:
             return self._encode_strings_by_buckets(arr, chars, name)
-        retry = _confirmed_scan(scan)
         if retry is not None:  # the sample missed a character: again
             scan = retry
             _scan_strings(scan, key)

@@ -108,7 +108,9 @@ def record_slots(cells, record_codes, n_records, fill):
     n = cells.shape[0]
     m = n // n_records
     # `cells` is the caller's own new array: its views are kept, not copied.
-    if m * n_records == n and (record_codes is None or _in_order(record_codes, n_records, m)):
+    # Codes 0, 1, ... in order, m rows each, are exactly the ids that
+    # records_in_order accepts (n_records increasing codes below n_records).
+    if m * n_records == n and (record_codes is None or records_in_order(record_codes) == m):
         return cells.reshape(n_records, m) if _few_pairs(m, n_records, n) else None
     starts = np.flatnonzero(record_codes[1:] != record_codes[:-1]) + 1
     if starts.shape[0] + 1 != n_records:
@@ -188,21 +190,6 @@ def _repeat_slots(cells, record_codes, n_records):
 def _few_pairs(m, n_records, n):
     """Whether the pairs of `m` slots of every record cost a few passes over `n` rows."""
     return m * (m - 1) // 2 * n_records <= _MAX_PAIR_ROWS * n
-
-
-def _in_order(record_codes, n_records, m):
-    """Whether the rows are records ``0, 1, ...`` in order, `m` rows each."""
-    step = max(1, 2**16 // m)  # records per block, so the blocks stay in cache
-    expected = np.arange(step)[:, None]
-    same = np.empty((step, m), dtype=bool)
-    for start in range(0, n_records, step):
-        stop = min(start + step, n_records)
-        block = record_codes[start * m : stop * m].reshape(stop - start, m)
-        out = same[: stop - start]
-        np.equal(block, expected[: stop - start] + start, out=out)
-        if not out.all():
-            return False
-    return True
 
 
 def pair_table(slots, n_cells):
