@@ -146,8 +146,8 @@ def section_dask(n):
     from distributed import Client, LocalCluster
 
     from sklearn_precision_stats import compare_precision
-    from sklearn_precision_stats.engine._accumulator import comparison_from_counts
     from sklearn_precision_stats.engine._dask import counts_from_dask
+    from sklearn_precision_stats.paired._compare import comparison_from_counts
 
     y, a, b = predictions(n)
     warnings.simplefilter("ignore")
@@ -203,11 +203,9 @@ def section_ratios(n_rows):
     from statsmodels.stats.contingency_tables import mcnemar
 
     from sklearn_precision_stats import compare_precision, mcnemar_test
-    from sklearn_precision_stats.engine._accumulator import (
-        ComparisonCounts,
-        comparison_from_counts,
-    )
+    from sklearn_precision_stats.engine._accumulator import ComparisonCounts
     from sklearn_precision_stats.engine._labels import encode_labels
+    from sklearn_precision_stats.paired._compare import comparison_from_counts
 
     def counted(y_true, y_preds, groups=None):
         counts = ComparisonCounts.from_arrays(y_true, y_preds, groups=groups)

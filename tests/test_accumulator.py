@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 
-from sklearn_precision_stats.engine._accumulator import ComparisonCounts, comparison_from_counts
+from sklearn_precision_stats.engine._accumulator import ComparisonCounts
 from sklearn_precision_stats.paired import (
     compare_accuracy,
     compare_npv,
@@ -15,6 +15,7 @@ from sklearn_precision_stats.paired import (
     compare_recall,
     compare_specificity,
 )
+from sklearn_precision_stats.paired._compare import comparison_from_counts
 
 COMPARE = {
     "precision": compare_precision,

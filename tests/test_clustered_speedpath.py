@@ -13,17 +13,18 @@ import pandas as pd
 import pytest
 
 from sklearn_precision_stats.engine import _counts
-from sklearn_precision_stats.engine._accumulator import ComparisonCounts, comparison_from_counts
+from sklearn_precision_stats.engine._accumulator import ComparisonCounts
+from sklearn_precision_stats.engine._codes import encode_groups
 from sklearn_precision_stats.engine._counts import (
     TN,
     categories_from_keys,
     category_counts_clustered,
     clustered_statistics,
-    encode_groups,
     pooled_counts_from_keys,
     record_class_counts,
 )
 from sklearn_precision_stats.paired import compare_accuracy, compare_npv, compare_precision
+from sklearn_precision_stats.paired._compare import comparison_from_counts
 
 
 def _brute_force(y, preds, records, n_values):

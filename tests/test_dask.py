@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sklearn_precision_stats.engine._accumulator import comparison_from_counts
 from sklearn_precision_stats.engine._dask import counts_from_dask, is_dask_collection
 from sklearn_precision_stats.paired import compare_accuracy, compare_precision, compare_recall
+from sklearn_precision_stats.paired._compare import comparison_from_counts
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")

@@ -16,7 +16,7 @@ from sklearn_precision_stats.across_classes import (
     combine_pvalues_dependent,
     replicability,
 )
-from sklearn_precision_stats.engine._counts import label_codes
+from sklearn_precision_stats.engine._codes import label_codes
 from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
 from sklearn_precision_stats.paired import compare_precision
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sklearn_precision_stats.engine import _labels
+from sklearn_precision_stats.engine import _labels, _tables
 from sklearn_precision_stats.engine._labels import (
     StreamingLabelEncoder,
     encode_labels,
@@ -206,7 +206,7 @@ def test_string_joint_table_matches_numpy_unique(names, counted):
         labels[rng.integers(0, max(len(names) - 1, 1), 5000)].astype(wider),
         labels[rng.integers(0, len(names), 5000)][::-1],
     ]
-    result = _labels.string_joint_table(arrays, 2**20)
+    result = _tables.string_joint_table(arrays, 2**20)
     assert (result is not None) == counted
     if counted:
         table, values = result
@@ -224,7 +224,7 @@ def test_string_joint_table_when_the_sample_misses_a_character():
     y[3] = "class_2"  # not in the sample of every (n // 4096)-th row
     a[5] = "clasz_1"  # varies in a column that is constant in the sample
     a[7] = "class_10"  # a longer label: the trailing NUL varies
-    table, values = _labels.string_joint_table([y, a], 2**20)
+    table, values = _tables.string_joint_table([y, a], 2**20)
     expected_table, expected_values = _joint_reference([y, a])
     np.testing.assert_array_equal(table, expected_table)
     assert values.tolist() == expected_values.tolist()
@@ -234,12 +234,12 @@ def test_string_joint_table_declines_what_it_does_not_count():
     rng = np.random.default_rng(3)
     labels = np.array(["alpha", "beta", "gamma", "delta"])
     y, a = labels[rng.integers(0, 4, 300)], labels[rng.integers(0, 4, 300)]
-    assert _labels.string_joint_table([y, a], 3) is None  # too many cells
-    assert _labels.string_joint_table([y, a.astype(object)], 2**20) is None
-    assert _labels.string_joint_table([y[:0], a[:0]], 2**20) is None
+    assert _tables.string_joint_table([y, a], 3) is None  # too many cells
+    assert _tables.string_joint_table([y, a.astype(object)], 2**20) is None
+    assert _tables.string_joint_table([y[:0], a[:0]], 2**20) is None
     labels = np.array(["k1", "k2", "k3"])
     y, a = labels[rng.integers(0, 3, 300)], labels[rng.integers(0, 3, 300)]
-    big_endian = _labels.string_joint_table([y.astype(">U2"), a], 2**20)
+    big_endian = _tables.string_joint_table([y.astype(">U2"), a], 2**20)
     np.testing.assert_array_equal(big_endian[0], _joint_reference([y, a])[0])
 
 
@@ -308,15 +308,15 @@ def test_pandas_categorical_and_string_labels_give_the_numpy_results(kind, metri
 def test_factorized_joint_table_counts_codes_and_declines_missing_labels():
     y = pd.Categorical(["b", "a", "b", "c"], categories=["c", "b", "a", "unused"])
     a = pd.array(["a", "a", "b", "d"], dtype="string")
-    table, values = _labels.factorized_joint_table([y, a], 2**20, ["y_true", "y_preds['a']"])
+    table, values = _tables.factorized_joint_table([y, a], 2**20, ["y_true", "y_preds['a']"])
     expected, expected_values = _joint_reference([np.asarray(y), np.asarray(a, dtype=str)])
     assert values.tolist() == ["a", "b", "c", "d", "unused"]
     np.testing.assert_array_equal(table[:4, :4], expected)
     assert table[4].sum() == table[:, 4].sum() == 0
     missing = pd.array(["a", None, "b", "d"], dtype="string")
-    assert _labels.factorized_joint_table([y, missing], 2**20) is None
-    assert _labels.factorized_joint_table([y, np.asarray(a, dtype=str)], 2**20) is None
-    assert _labels.factorized_joint_table([y, a], 3) is None
+    assert _tables.factorized_joint_table([y, missing], 2**20) is None
+    assert _tables.factorized_joint_table([y, np.asarray(a, dtype=str)], 2**20) is None
+    assert _tables.factorized_joint_table([y, a], 3) is None
 
 
 @pytest.mark.parametrize("dtype", ["category", "string", "str"])
@@ -336,7 +336,7 @@ def test_object_joint_table_matches_numpy_unique():
     # Equal labels held by different objects (strings made one by one).
     cats = np.array(["".join(["c", "at"]) for _ in range(3)], dtype=object)
     arrays[2][::7] = cats[np.arange(arrays[2][::7].shape[0]) % 3]
-    table, values = _labels.object_joint_table(arrays, 2**20)
+    table, values = _tables.object_joint_table(arrays, 2**20)
     expected, expected_values = _joint_reference([a.astype(str) for a in arrays])
     assert values.tolist() == expected_values.tolist()
     np.testing.assert_array_equal(table, expected)
@@ -348,14 +348,14 @@ def test_object_joint_table_declines_what_it_does_not_count():
     y, a = labels[rng.integers(0, 3, 50_000)], labels[rng.integers(0, 3, 50_000)]
     rare = a.copy()
     rare[12_346] = "".join(["z", "z"])  # an object the sample of rows misses
-    assert _labels.object_joint_table([y, rare], 2**20) is None
+    assert _tables.object_joint_table([y, rare], 2**20) is None
     missing = a.copy()
     missing[4] = None
-    assert _labels.object_joint_table([y, missing], 2**20) is None
-    assert _labels.object_joint_table([y, a.astype(str)], 2**20) is None
-    assert _labels.object_joint_table([y, a], 8) is None
+    assert _tables.object_joint_table([y, missing], 2**20) is None
+    assert _tables.object_joint_table([y, a.astype(str)], 2**20) is None
+    assert _tables.object_joint_table([y, a], 8) is None
     words = np.array([f"w{i}" for i in range(50_000)], dtype=object)  # one object per row
-    assert _labels.object_joint_table([words, words], 2**40) is None
+    assert _tables.object_joint_table([words, words], 2**40) is None
 
 
 def test_rare_and_missing_objects_through_compare():
@@ -383,7 +383,7 @@ def test_string_joint_table_when_a_rare_label_falls_outside_the_guess(rare):
     y = labels[rng.integers(0, 3, 50_000)]
     a = labels[rng.integers(0, 3, 50_000)]
     a[12_346] = rare
-    table, values = _labels.string_joint_table([y, a], 2**20)
+    table, values = _tables.string_joint_table([y, a], 2**20)
     expected, expected_values = _joint_reference([y, a])
     assert values.tolist() == expected_values.tolist()
     np.testing.assert_array_equal(table, expected)

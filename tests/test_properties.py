@@ -152,16 +152,16 @@ def test_pooling_repeats_without_groups_is_not_invariant():
 def test_engine_paths_agree(data):
     # The joint-table path (default), the pairwise path (many classes) and
     # the clustered path (records given as groups) compute the same sums.
-    from sklearn_precision_stats.engine import _counts as _stacking
+    from sklearn_precision_stats.engine import _pipeline
 
     y, preds = data
     base = _compare(y, preds).table
-    old = _stacking._MAX_JOINT_CELLS
-    _stacking._MAX_JOINT_CELLS = 0
+    old = _pipeline._MAX_TABLE_CELLS
+    _pipeline._MAX_TABLE_CELLS = 0
     try:
         pairwise = _compare(y, preds).table
     finally:
-        _stacking._MAX_JOINT_CELLS = old
+        _pipeline._MAX_TABLE_CELLS = old
     _assert_same(base, pairwise, PVALUES + STATS)
     # Each record twice, clustered: equal to one pass, through counts_clustered.
     doubled = _compare(

@@ -159,9 +159,9 @@ def test_records_kept_as_codes_when_the_table_is_too_large(monkeypatch):
     its distinct rows are the table's cells, so the answers are the same."""
     y, preds, _ = _data(n=500, seed=8, labels=["a", "b", "c"])
     table_based = _quiet(compare_precision, y, preds)
-    from sklearn_precision_stats.paired import _compare
+    from sklearn_precision_stats.engine import _pipeline
 
-    monkeypatch.setattr(_compare, "_MAX_JOINT_CELLS", 8)
+    monkeypatch.setattr(_pipeline, "_MAX_TABLE_CELLS", 8)
     code_based = _quiet(compare_precision, y, preds)
     assert code_based._data.records.nbytes == 4 * 500  # truth and 3 predictions, 1 byte each
     pd.testing.assert_frame_equal(code_based.table, table_based.table, rtol=1e-12)

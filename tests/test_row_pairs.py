@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sklearn_precision_stats.engine import _row_pairs
-from sklearn_precision_stats.engine._counts import EncodedPredictions, clustered_statistics
+from sklearn_precision_stats.engine._codes import EncodedPredictions
+from sklearn_precision_stats.engine._counts import clustered_statistics
 from sklearn_precision_stats.engine._units import StoredRecords
 from sklearn_precision_stats.paired import compare_accuracy, compare_npv, compare_precision
 
@@ -206,7 +207,7 @@ def test_records_in_order(groups, expected):
 
 
 def test_records_in_order_give_the_codes_of_the_encoder():
-    from sklearn_precision_stats.engine._counts import encode_groups
+    from sklearn_precision_stats.engine._codes import encode_groups
 
     groups = np.repeat(np.arange(40_000) * 2 + 7, 3)  # blocks of records overlap
     m = _row_pairs.records_in_order(groups)

@@ -279,7 +279,7 @@ def _comparison(args, resampling=False):
     called is the file read again into label codes.
     """
     from .. import paired
-    from ..engine._accumulator import comparison_from_counts
+    from ..paired._compare import comparison_from_counts
 
     _, data = _read(args, counts=True)
     if resampling and data.stored_records() is None:

@@ -23,25 +23,24 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ._codes import EncodedPredictions
 from ._counts import (
-    _MAX_JOINT_CELLS,
     AgreementCounts,
-    EncodedPredictions,
     _categories_from_moments,
     _key_feature_map,
     _moments_of_keys,
     _with_untouched,
-    agreement_from_codes,
     agreement_from_joint_table,
+    agreement_from_pairs,
     category_counts,
-    joint_table,
     pooled_counts_clustered,
     record_class_keys,
 )
 from ._labels import StreamingLabelEncoder
+from ._tables import _MAX_JOINT_CELLS, joint_table
 from ._units import StoredRecords
 
-__all__ = ["ComparisonCounts", "comparison_from_counts"]
+__all__ = ["ComparisonCounts"]
 
 # Integer labels spanning few values are counted in a joint table over their
 # raw range, of at most this many cells.
@@ -351,7 +350,7 @@ class ComparisonCounts:
             self._agreement = self._table_agreement()
             self._table = None
         if self._agreement is not None:
-            chunk = agreement_from_codes(y, preds, n_values)
+            chunk = agreement_from_pairs(y, preds, n_values)
             self._agreement = _add_agreement(self._agreement, chunk)
             return
         if self._table.shape[0] < n_values:
@@ -362,7 +361,7 @@ class ComparisonCounts:
     def _table_agreement(self):
         n_clf = len(self._names)
         if self._table.size == 0:
-            return agreement_from_codes(
+            return agreement_from_pairs(
                 np.empty(0, np.intp), [np.empty(0, np.intp)] * n_clf, self._labels.n_values
             )
         return agreement_from_joint_table(self._table, n_clf)
@@ -730,80 +729,3 @@ def _categories_from_keys(key_record, key_class, x3, record_rows, n_values):
 def _pooled_clustered(record_rows, record_correct):
     """Accuracy's pseudo-class: every row truly positive, 'predicted' when correct."""
     return pooled_counts_clustered(record_rows, record_correct)
-
-
-def comparison_from_counts(
-    counts,
-    metric="precision",
-    *,
-    reference=None,
-    labels=None,
-    confidence_level=0.95,
-    stacklevel=2,
-    cov_type="robust",
-):
-    """A :class:`PairedComparison` from counts, as ``compare_<metric>`` gives from arrays.
-
-    Parameters
-    ----------
-    counts : ComparisonCounts
-    metric : {"precision", "npv", "recall", "specificity", "accuracy"}
-    reference : str, default=None
-        The reference classifier; the first of ``counts.classifiers`` when None.
-    labels : array-like, default=None
-        The classes to report, in this order.
-    confidence_level : float, default=0.95
-    stacklevel : int, default=2
-        Of the warnings on undefined statistics.
-
-    Returns
-    -------
-    PairedComparison
-        The same as from the arrays, ``global_test`` and ``at_prevalence``
-        included: they resample the counts' joint table (or, for clustered
-        rows, their per-record sums), never the rows.
-
-    Examples
-    --------
-    >>> from sklearn_precision_stats.engine._accumulator import (
-    ...     ComparisonCounts, comparison_from_counts)
-    >>> y  = [0, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1]
-    >>> nb = [0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 0]
-    >>> rf = [0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1]
-    >>> counts = ComparisonCounts.from_arrays(y, {"rf": rf, "nb": nb})
-    >>> result = comparison_from_counts(counts, "precision", reference="rf")
-    >>> result.table[["class", "classifier", "precision", "precision_reference"]]
-       class classifier  precision  precision_reference
-    0      0         nb      0.500             0.800000
-    1      1         nb      0.625             0.857143
-    """
-
-    from ..paired._compare import comparison_from_data, reported_counts
-    from ..results._paired_comparison import ComparisonData
-    from ._roles import get_role
-
-    if not isinstance(counts, ComparisonCounts):
-        raise TypeError(f"counts must be a ComparisonCounts, got {type(counts).__name__}.")
-    role = get_role(metric)
-    names = list(counts.classifiers)
-    if reference is not None:
-        if reference not in names:
-            raise ValueError(
-                f"reference={reference!r} is not one of the classifiers {names}; pass one "
-                "of these names or None for the first."
-            )
-        names = [reference] + [n for n in names if n != reference]
-        counts = counts.reordered(names)
-    if counts.n_rows == 0:
-        raise ValueError("the counts are empty; at least one row is needed.")
-    categories, pooled, present = counts.statistics()
-    values = counts.classes
-    class_codes, marginal = reported_counts(role, categories, pooled, values, present, labels)
-    n_records = counts.n_records if counts.clustered else counts.n_rows
-    data = ComparisonData(
-        values, class_codes, marginal, role, counts.n_rows, n_records, counts.stored_records()
-    )
-    # One frame more than comparison_from_data counts: this function's.
-    return comparison_from_data(
-        data, names, confidence_level, stacklevel=stacklevel + 1, cov_type=cov_type
-    )

@@ -11,35 +11,15 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from ..engine._accumulator import ComparisonCounts, comparison_from_counts
+from ..engine._accumulator import ComparisonCounts
 from ..engine._bias_reduced import bias_reduced_meat
-from ..engine._counts import (
-    _MAX_JOINT_CELLS,
-    TN,
-    EncodedPredictions,
-    _encode_predictions,
-    agreement_from_codes,
-    agreement_from_joint_table,
-    category_counts,
-    clustered_statistics,
-    encode_groups,
-    integer_joint_table,
-    joint_table,
-    label_codes,
-)
 from ..engine._dask import counts_from_dask, is_dask_collection
 from ..engine._diagnostics import diagnose
-from ..engine._labels import (
-    factorized_joint_table,
-    object_joint_table,
-    string_joint_table,
-)
 from ..engine._marginal_model import omnibus_statistics, pairwise_statistics
+from ..engine._pipeline import data_from_counts, prepare_comparison
 from ..engine._roles import get_role
-from ..engine._row_pairs import pair_statistics, records_in_order
-from ..engine._units import StoredRecords
 from ..exceptions import UndefinedStatisticWarning
-from ..results._paired_comparison import ComparisonData, PairedComparison
+from ..results._paired_comparison import PairedComparison
 from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions, validate_params
 from ..utils._validation import _check_aligned_indexes, _check_groups, _check_predictions
 
@@ -510,111 +490,6 @@ def _compare(
     return comparison_from_data(data, names, confidence_level, engine, stacklevel, cov_type)
 
 
-def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_rows=False):
-    """Encode validated inputs and compute the role's sufficient statistics.
-
-    With one row per record the joint (truth, predictions) table is the
-    whole statistic: non-negative integer labels are counted straight into
-    it (:func:`integer_joint_table`), other labels are encoded first. The
-    comparison keeps the table's nonzero cells (or, with clustered rows,
-    per (record, class) counts) for its resampling methods, never the rows.
-
-    Parameters
-    ----------
-    keep_rows : bool, default=False
-        Also keep the rows' label codes (``ComparisonData.rows``), which the
-        statsmodels engine refits on.
-
-    Returns
-    -------
-    ComparisonData
-    """
-    n_clf = len(preds)
-    n_rows = y_true.shape[0]
-    table = None
-    if groups is None and not keep_rows:
-        table = integer_joint_table([y_true, *preds])
-        if table is not None:
-            dtype = np.result_type(*[a.dtype for a in (y_true, *preds)])
-            values = np.arange(table.shape[0]).astype(dtype)
-        else:
-            # Labels read straight into the table: fixed-width strings, a
-            # few shared label objects, and pandas categoricals and string
-            # arrays (from their codes).
-            for count in (string_joint_table, object_joint_table, factorized_joint_table):
-                fused = count([y_true, *preds], _MAX_JOINT_CELLS, names)
-                if fused is not None:
-                    table, values = fused
-                    break
-    encoded = None
-    if table is None:
-        encoded = _encode_predictions(y_true, preds, names)
-        values = encoded.values
-    n_values = len(values)
-    record_codes, n_records = None, n_rows
-    if groups is not None:
-        # Records in increasing id order, m rows each, need no codes.
-        m = records_in_order(groups)
-        record_codes, n_records = (None, n_rows // m) if m else encode_groups(groups)
-    clustered = n_records < n_rows
-    # Few cells and records of a few rows: sums over pairs of rows.
-    by_pairs = pair_statistics(encoded, record_codes, n_records) if clustered else None
-    if clustered and record_codes is None and (by_pairs is None or keep_rows):
-        record_codes = np.repeat(np.arange(n_records), n_rows // n_records)
-    if encoded is not None and (by_pairs is None or keep_rows):
-        y = label_codes(encoded.y_true, encoded.offset)
-        codes = [label_codes(p, encoded.offset) for p in encoded.preds]
-    if by_pairs is not None:
-        categories, pooled, slots = by_pairs
-        records = StoredRecords.from_slots(slots, n_values, n_clf)
-    elif clustered:
-        categories, pooled, keys = clustered_statistics(
-            y, codes, record_codes, n_records, n_values, return_keys=True
-        )
-        x, key_class, key_record, record_rows = keys
-        records = StoredRecords.from_keys(
-            key_record, key_class, x, record_rows, n_values, copy=False
-        )
-    else:
-        if table is None and n_values ** (n_clf + 1) <= _MAX_JOINT_CELLS:
-            table = joint_table(EncodedPredictions(y, codes, values, 0))
-        if table is not None:
-            agreement = agreement_from_joint_table(table, n_clf)
-            records = StoredRecords.from_table(table)
-        else:
-            agreement = agreement_from_codes(y, codes, n_values)
-            records = StoredRecords.from_codes(y, codes, n_values)
-        categories, pooled = category_counts(agreement), category_counts(agreement.pooled())
-    # A class is present when some row is of it or predicted as it: some
-    # classifier has a TP, FN or FP for it (no pass over the rows needed).
-    present = categories.first[..., :TN].sum(axis=(-2, -1)) > 0
-    class_codes, counts = reported_counts(role, categories, pooled, values, present, labels)
-    rows = None
-    if keep_rows:
-        rows = EncodedPredictions(y, codes, values, 0), record_codes
-    return ComparisonData(values, class_codes, counts, role, n_rows, n_records, records, rows)
-
-
-def reported_counts(role, categories, pooled, values, present, labels):
-    """The codes of the classes to report and the role's sums over them.
-
-    Accuracy pools every class into one pseudo-class (code 0 of one).
-
-    Returns
-    -------
-    class_codes : ndarray of intp
-    counts : MarginalCounts
-    """
-    if role.pooled:
-        if labels is not None:
-            raise ValueError(
-                "labels does not apply to accuracy, which pools every class; pass labels=None."
-            )
-        return np.zeros(1, dtype=np.intp), role.marginal_counts(pooled)
-    class_codes = _class_codes(values, present, labels)
-    return class_codes, role.marginal_counts(categories.take_classes(class_codes))
-
-
 def comparison_from_data(
     data, names, confidence_level=0.95, engine="closed-form", stacklevel=2, cov_type="robust"
 ):
@@ -706,27 +581,54 @@ def _few_clusters(pairwise, omnibus, n_clusters, n_rows, n_classifiers):
     return messages
 
 
-def _class_codes(values, present, labels):
-    if labels is None:
-        return np.flatnonzero(present)
-    labels = np.asarray(labels)
-    if labels.ndim != 1 or labels.size == 0:
-        raise ValueError(
-            "labels must be a non-empty 1-D list of classes, e.g. labels=[0, 1]; "
-            "pass None to compare every class."
-        )
-    if len(set(labels.tolist())) != labels.size:
-        raise ValueError(f"labels contains duplicates: {labels.tolist()}.")
-    lookup = {v: i for i, v in enumerate(values.tolist())}
-    codes = []
-    for label in labels.tolist():
-        code = lookup.get(label)
-        if code is None or not present[code]:
-            seen = values[present].tolist()
-            raise ValueError(
-                f"label {label!r} in labels does not occur in y_true or in any "
-                f"prediction; the classes present are {seen}. Remove it from "
-                "labels."
-            )
-        codes.append(code)
-    return np.asarray(codes, dtype=np.intp)
+def comparison_from_counts(
+    counts,
+    metric="precision",
+    *,
+    reference=None,
+    labels=None,
+    confidence_level=0.95,
+    stacklevel=2,
+    cov_type="robust",
+):
+    """A :class:`PairedComparison` from counts, as ``compare_<metric>`` gives from arrays.
+
+    Parameters
+    ----------
+    counts : ComparisonCounts
+    metric : {"precision", "npv", "recall", "specificity", "accuracy"}
+    reference : str, default=None
+        The reference classifier; the first of ``counts.classifiers`` when None.
+    labels : array-like, default=None
+        The classes to report, in this order.
+    confidence_level : float, default=0.95
+    stacklevel : int, default=2
+        Of the warnings on undefined statistics.
+    cov_type : {"robust", "bias_reduced"}, default="robust"
+
+    Returns
+    -------
+    PairedComparison
+        The same as from the arrays, ``global_test`` and ``at_prevalence``
+        included: they resample the counts' joint table (or, for clustered
+        rows, their per-record sums), never the rows.
+
+    Examples
+    --------
+    >>> from sklearn_precision_stats import ComparisonCounts
+    >>> from sklearn_precision_stats.paired._compare import comparison_from_counts
+    >>> y  = [0, 0, 1, 1, 1, 1, 0, 1, 0, 1, 0, 1]
+    >>> nb = [0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 0]
+    >>> rf = [0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1]
+    >>> counts = ComparisonCounts.from_arrays(y, {"rf": rf, "nb": nb})
+    >>> result = comparison_from_counts(counts, "precision", reference="rf")
+    >>> result.table[["class", "classifier", "precision", "precision_reference"]]
+       class classifier  precision  precision_reference
+    0      0         nb      0.500             0.800000
+    1      1         nb      0.625             0.857143
+    """
+    names, data = data_from_counts(counts, metric, reference, labels)
+    # One frame more than comparison_from_data counts: this function's.
+    return comparison_from_data(
+        data, names, confidence_level, stacklevel=stacklevel + 1, cov_type=cov_type
+    )

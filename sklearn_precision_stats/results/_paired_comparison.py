@@ -1,7 +1,5 @@
 """The result of a paired comparison: frozen, built from read-only arrays."""
 
-from typing import NamedTuple
-
 import numpy as np
 
 from ..engine._marginal_model import add_intervals, normal_two_sided_pvalue
@@ -9,38 +7,6 @@ from ._base import _check_confidence_level
 from ._registry import OMNIBUS_COLUMNS, TESTS, table_columns
 
 __all__ = ["PairedComparison"]
-
-
-class ComparisonData(NamedTuple):
-    """What a comparison was computed from, kept for its resampling methods.
-
-    Attributes
-    ----------
-    values : ndarray
-        The labels of the class codes ``0..len(values) - 1``.
-    class_codes : ndarray of int
-        Codes of the reported classes.
-    counts : MarginalCounts
-        The role's sufficient statistics of the reported classes.
-    role : Role
-    n_rows, n_records : int
-    records : StoredRecords or None
-        The records in compact, read-only form (the nonzero cells of the
-        joint table, or per (record, class) counts of clustered rows); None
-        when they were not kept.
-    rows : tuple or None
-        ``(EncodedPredictions, record_codes)`` of every row, only while the
-        statsmodels engine refits; never kept in a result.
-    """
-
-    values: np.ndarray
-    class_codes: np.ndarray
-    counts: object
-    role: object
-    n_rows: int
-    n_records: int
-    records: object = None
-    rows: object = None
 
 
 def _read_only(array):

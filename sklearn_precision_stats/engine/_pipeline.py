@@ -1,0 +1,340 @@
+"""The sequence of steps every comparison of arrays goes through.
+
+:func:`prepare_comparison` reads top down:
+
+1. **labels to codes** (:mod:`._codes`, :mod:`._labels`): truth and
+   predictions to shared integer codes, record ids to record codes. When the
+   joint table of one row per record is small it is counted straight from
+   the labels instead (:mod:`._tables`), without a code per row;
+2. **codes to sufficient statistics**, by layout of the rows:
+
+   * one row per record (:func:`paired_statistics`): the joint table, or for
+     many classifiers the agreement counts of every pair of classifiers
+     (:func:`._counts.agreement_from_pairs`);
+   * several rows per record (:func:`clustered_statistics_of`): sums over
+     pairs of a record's rows (:mod:`._row_pairs`) or per (record, class)
+     sums (:func:`._counts.clustered_statistics`);
+
+   each gives the same :class:`Statistics`: the category counts of every
+   class and of accuracy's pooled class, and the records in the compact
+   form the resampling methods read (:class:`._units.StoredRecords`);
+3. **statistics of the reported classes** (:func:`reported_counts`): the
+   measure's role (:mod:`._roles`) picks its two categories.
+
+The statistics themselves (:mod:`._marginal_model`) and the result object
+are the next steps, taken by the public functions of
+:mod:`sklearn_precision_stats.paired`. Counts built chunk by chunk
+(:class:`._accumulator.ComparisonCounts`) join at step 3
+(:func:`data_from_counts`).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._codes import EncodedPredictions, encode_groups, encode_predictions, label_codes
+from ._counts import (
+    TN,
+    agreement_from_joint_table,
+    agreement_from_pairs,
+    category_counts,
+    clustered_statistics,
+)
+from ._roles import get_role
+from ._row_pairs import pair_statistics, records_in_order
+from ._tables import (
+    _MAX_TABLE_CELLS,
+    factorized_joint_table,
+    integer_joint_table,
+    joint_table,
+    object_joint_table,
+    string_joint_table,
+)
+from ._units import StoredRecords
+
+__all__ = []
+
+
+class ComparisonData(NamedTuple):
+    """What a comparison was computed from, kept for its resampling methods.
+
+    Attributes
+    ----------
+    values : ndarray
+        The labels of the class codes ``0..len(values) - 1``.
+    class_codes : ndarray of int
+        Codes of the reported classes.
+    counts : MarginalCounts
+        The role's sufficient statistics of the reported classes.
+    role : Role
+    n_rows, n_records : int
+    records : StoredRecords or None
+        The records in compact, read-only form (the nonzero cells of the
+        joint table, or per (record, class) counts of clustered rows); None
+        when they were not kept.
+    rows : tuple or None
+        ``(EncodedPredictions, record_codes)`` of every row, only while the
+        statsmodels engine refits; never kept in a result.
+    """
+
+    values: np.ndarray
+    class_codes: np.ndarray
+    counts: object
+    role: object
+    n_rows: int
+    n_records: int
+    records: object = None
+    rows: object = None
+
+
+class Statistics(NamedTuple):
+    """The sufficient statistics of step 2, whatever the layout of the rows.
+
+    Attributes
+    ----------
+    categories : CategoryCounts
+        Per class code (``0..n_values - 1``).
+    pooled : CategoryCounts
+        Accuracy's one pseudo-class.
+    records : StoredRecords
+    """
+
+    categories: object
+    pooled: object
+    records: object
+
+
+def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_rows=False):
+    """Encode validated inputs and compute the role's sufficient statistics.
+
+    Parameters
+    ----------
+    y_true : ndarray of shape (n_rows,)
+    preds : list of ndarray
+        Each classifier's predictions.
+    groups : ndarray of shape (n_rows,) or None
+        Record ids; None for one row per record.
+    labels : array-like or None
+        The classes to report.
+    role : Role
+    names : list of str, default=None
+        Argument names of `y_true` and each prediction, for messages.
+    keep_rows : bool, default=False
+        Also keep the rows' label codes (``ComparisonData.rows``), which the
+        statsmodels engine refits on.
+
+    Returns
+    -------
+    ComparisonData
+    """
+    n_rows = y_true.shape[0]
+    arrays = [y_true, *preds]
+    # Step 1: labels to codes, or straight to a small joint table.
+    fused = None
+    if groups is None and not keep_rows:
+        fused = fused_joint_table(arrays, names)
+    if fused is not None:
+        values, table = fused
+        encoded = None
+    else:
+        encoded = encode_predictions(y_true, preds, names)
+        values, table = encoded.values, None
+    record_codes, n_records = None, n_rows
+    if groups is not None:
+        record_codes, n_records = record_layout(groups)
+    # Step 2: codes to sufficient statistics, by layout.
+    rows = None
+    if n_records < n_rows:
+        stats, rows = clustered_statistics_of(encoded, record_codes, n_records, keep_rows)
+    elif table is not None:
+        stats = statistics_of_table(table)
+    else:
+        y, codes = codes_of(encoded)
+        stats = paired_statistics(y, codes, len(values))
+        if keep_rows:
+            rows = EncodedPredictions(y, codes, values, 0), record_codes
+    # Step 3: the role's sums over the reported classes.
+    categories, pooled, records = stats
+    # A class is present when some row is of it or predicted as it: some
+    # classifier has a TP, FN or FP for it (no pass over the rows needed).
+    present = categories.first[..., :TN].sum(axis=(-2, -1)) > 0
+    class_codes, counts = reported_counts(role, categories, pooled, values, present, labels)
+    return ComparisonData(values, class_codes, counts, role, n_rows, n_records, records, rows)
+
+
+def fused_joint_table(arrays, names=None):
+    """The joint table counted straight from the labels, or None.
+
+    Each kind of label that can be read into a small table without a code
+    per row has one implementation (:mod:`._tables`); the first that
+    applies gives ``(values, table)``, the sorted labels and the table over
+    them.
+    """
+    table = integer_joint_table(arrays, _MAX_TABLE_CELLS)
+    if table is not None:
+        dtype = np.result_type(*[a.dtype for a in arrays])
+        return np.arange(table.shape[0]).astype(dtype), table
+    for count in (string_joint_table, object_joint_table, factorized_joint_table):
+        fused = count(arrays, _MAX_TABLE_CELLS, names)
+        if fused is not None:
+            table, values = fused
+            return values, table
+    return None
+
+
+def record_layout(groups):
+    """Record codes (None when the records come in order, m rows each) and their number."""
+    m = records_in_order(groups)
+    return (None, groups.shape[0] // m) if m else encode_groups(groups)
+
+
+def codes_of(encoded):
+    """Truth and prediction codes ``0..n_values - 1`` as intp arrays."""
+    y = label_codes(encoded.y_true, encoded.offset)
+    return y, [label_codes(p, encoded.offset) for p in encoded.preds]
+
+
+def statistics_of_table(table):
+    """:class:`Statistics` of one row per record, from the joint table."""
+    agreement = agreement_from_joint_table(table, table.ndim - 1)
+    return Statistics(
+        category_counts(agreement),
+        category_counts(agreement.pooled()),
+        StoredRecords.from_table(table),
+    )
+
+
+def paired_statistics(y, codes, n_values):
+    """:class:`Statistics` of one row per record, from label codes.
+
+    A small joint table is counted in one pass; beyond ``_MAX_TABLE_CELLS``
+    cells (many classifiers or classes) the agreement counts are counted
+    pair of classifiers by pair, at a cost per pair of about one small
+    joint table.
+    """
+    n_clf = len(codes)
+    if n_values ** (n_clf + 1) <= _MAX_TABLE_CELLS:
+        values = np.arange(n_values)
+        return statistics_of_table(joint_table(EncodedPredictions(y, codes, values, 0)))
+    agreement = agreement_from_pairs(y, codes, n_values)
+    return Statistics(
+        category_counts(agreement),
+        category_counts(agreement.pooled()),
+        StoredRecords.from_codes(y, codes, n_values),
+    )
+
+
+def clustered_statistics_of(encoded, record_codes, n_records, keep_rows=False):
+    """:class:`Statistics` of several rows per record, and the rows if kept.
+
+    Records of a few rows and few cells: sums over pairs of a record's rows
+    (:func:`._row_pairs.pair_statistics`); otherwise per (record, class)
+    sums (:func:`._counts.clustered_statistics`).
+    """
+    n_rows, n_values, n_clf = encoded.y_true.shape[0], len(encoded.values), len(encoded.preds)
+    by_pairs = pair_statistics(encoded, record_codes, n_records)
+    if record_codes is None and (by_pairs is None or keep_rows):
+        record_codes = np.repeat(np.arange(n_records), n_rows // n_records)
+    y = codes = None
+    if by_pairs is None or keep_rows:
+        y, codes = codes_of(encoded)
+    rows = (EncodedPredictions(y, codes, encoded.values, 0), record_codes) if keep_rows else None
+    if by_pairs is not None:
+        categories, pooled, slots = by_pairs
+        return Statistics(
+            categories, pooled, StoredRecords.from_slots(slots, n_values, n_clf)
+        ), rows
+    categories, pooled, keys = clustered_statistics(
+        y, codes, record_codes, n_records, n_values, return_keys=True
+    )
+    x, key_class, key_record, record_rows = keys
+    records = StoredRecords.from_keys(key_record, key_class, x, record_rows, n_values, copy=False)
+    return Statistics(categories, pooled, records), rows
+
+
+def reported_counts(role, categories, pooled, values, present, labels):
+    """The codes of the classes to report and the role's sums over them.
+
+    Accuracy pools every class into one pseudo-class (code 0 of one).
+
+    Returns
+    -------
+    class_codes : ndarray of intp
+    counts : MarginalCounts
+    """
+    if role.pooled:
+        if labels is not None:
+            raise ValueError(
+                "labels does not apply to accuracy, which pools every class; pass labels=None."
+            )
+        return np.zeros(1, dtype=np.intp), role.marginal_counts(pooled)
+    class_codes = _class_codes(values, present, labels)
+    return class_codes, role.marginal_counts(categories.take_classes(class_codes))
+
+
+def data_from_counts(counts, metric, reference=None, labels=None):
+    """Step 3 for counts built chunk by chunk: the classifiers' names and the data.
+
+    Parameters
+    ----------
+    counts : ComparisonCounts
+    metric : str
+    reference : str, default=None
+        Put first; the first of ``counts.classifiers`` when None.
+    labels : array-like, default=None
+
+    Returns
+    -------
+    names : list of str
+    data : ComparisonData
+    """
+    from ._accumulator import ComparisonCounts
+
+    if not isinstance(counts, ComparisonCounts):
+        raise TypeError(f"counts must be a ComparisonCounts, got {type(counts).__name__}.")
+    role = get_role(metric)
+    names = list(counts.classifiers)
+    if reference is not None:
+        if reference not in names:
+            raise ValueError(
+                f"reference={reference!r} is not one of the classifiers {names}; pass one "
+                "of these names or None for the first."
+            )
+        names = [reference] + [n for n in names if n != reference]
+        counts = counts.reordered(names)
+    if counts.n_rows == 0:
+        raise ValueError("the counts are empty; at least one row is needed.")
+    categories, pooled, present = counts.statistics()
+    values = counts.classes
+    class_codes, marginal = reported_counts(role, categories, pooled, values, present, labels)
+    n_records = counts.n_records if counts.clustered else counts.n_rows
+    data = ComparisonData(
+        values, class_codes, marginal, role, counts.n_rows, n_records, counts.stored_records()
+    )
+    return names, data
+
+
+def _class_codes(values, present, labels):
+    if labels is None:
+        return np.flatnonzero(present)
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or labels.size == 0:
+        raise ValueError(
+            "labels must be a non-empty 1-D list of classes, e.g. labels=[0, 1]; "
+            "pass None to compare every class."
+        )
+    if len(set(labels.tolist())) != labels.size:
+        raise ValueError(f"labels contains duplicates: {labels.tolist()}.")
+    lookup = {v: i for i, v in enumerate(values.tolist())}
+    codes = []
+    for label in labels.tolist():
+        code = lookup.get(label)
+        if code is None or not present[code]:
+            seen = values[present].tolist()
+            raise ValueError(
+                f"label {label!r} in labels does not occur in y_true or in any "
+                f"prediction; the classes present are {seen}. Remove it from "
+                "labels."
+            )
+        codes.append(code)
+    return np.asarray(codes, dtype=np.intp)
