@@ -14,6 +14,7 @@ from sklearn_precision_stats import (
     GlobalTestResult,
     UndefinedStatisticWarning,
     combine_pvalues_dependent,
+    compare_npv,
     compare_precision,
     compare_recall,
 )
@@ -484,7 +485,7 @@ def test_recall_comparison():
 
 
 @pytest.mark.parametrize("repeats", [1, 3])
-@pytest.mark.parametrize("compare", [compare_precision, compare_recall])
+@pytest.mark.parametrize("compare", [compare_precision, compare_recall, compare_npv])
 def test_observed_counts_are_reproduced_from_units(repeats, compare):
     y, preds, groups = make_correlated_predictions(300, 4, 3, repeats=repeats, seed=1)
     with warnings.catch_warnings():
@@ -494,12 +495,15 @@ def test_observed_counts_are_reproduced_from_units(repeats, compare):
     for other in (1, 2):
         plan = gn._pair_plan(data, other, "bootstrap")
         # Drawing every unit exactly as often as it occurs is the sample.
-        draws = plan.multiplicity[None, :]
-        sums = next(
-            gn.resampled_sums(
-                plan.matrix, plan.base, plan.multiplicity, "bootstrap", 1, None, draws=draws
+        if repeats > 1:
+            sums = plan.sums(1, None, draws=np.ones((1, data.n_records), dtype=np.int64))
+        else:
+            draws = plan.multiplicity[None, :]
+            sums = next(
+                gn.resampled_sums(
+                    plan.matrix, plan.base, plan.multiplicity, "bootstrap", 1, None, draws=draws
+                )
             )
-        )
         counts = gn._counts_from_sums(sums[0], plan)
         expected = data.counts.take_classifiers([0, other])
         np.testing.assert_allclose(counts.successes, expected.successes)

@@ -28,6 +28,7 @@ from scipy import sparse, stats
 
 from ..engine._counts import TN, MarginalCounts
 from ..engine._marginal_model import pairwise_statistics
+from ..engine._units import resampled_group_sums
 from ..exceptions import UndefinedStatisticWarning
 from ..results._base import TestResult
 from ..results._registry import PVALUE_TESTS, TESTS, check_test
@@ -575,8 +576,11 @@ def _pair_plan(data, other, resampling):
     """Units and features for resampling the comparison of `other` with the reference.
 
     With one row per record the units are the cells of the pair's own joint
-    table (truth, reference, other).
+    table (truth, reference, other); clustered records are resampled by
+    groups of identical keys (:class:`_ClusteredPair`).
     """
+    if data.records.clustered:
+        return _ClusteredPair(data, other, resampling)
     units = data.records.units([0, other])
     role = data.role
     n_classes = data.class_codes.shape[0]
@@ -589,13 +593,7 @@ def _pair_plan(data, other, resampling):
     multiplicity = units.multiplicity
     n_units = multiplicity.shape[0]
     raw = _pair_features(u)
-    # A record that does not touch a class has every row a true negative
-    # for it: u = rows * e for both classifiers. Only NPV and specificity
-    # model true negatives; for them those records are in every class.
-    e = np.array([role.success == TN, role.failure == TN], dtype=float)
-    per_row = _pair_features(np.broadcast_to(e, (1, 2, 2)))[0]
-    linear = np.where(np.arange(_N_PAIR_FEATURES) < 4, per_row, 0.0)
-    baseline = np.stack([linear, per_row - linear]) if e.any() else None
+    baseline = _baseline(role)
     unit_rows = units.unit_rows
     if baseline is not None:
         rows = unit_rows[key_unit][:, None]
@@ -626,8 +624,134 @@ def _pair_plan(data, other, resampling):
             matrix = sparse.hstack([matrix, extra], format="csr")
             base = np.zeros(columns + 2)
         plan_baseline = baseline
-    clustered = data.n_records < data.n_rows
-    return _PairPlan(matrix, base, multiplicity, n_classes, resampling, clustered, plan_baseline)
+    return _PairPlan(matrix, base, multiplicity, n_classes, resampling, False, plan_baseline)
+
+
+def _baseline(role):
+    """Features of one row that does not touch a class, per row and per squared row.
+
+    Only NPV and specificity model true negatives; for them a record that
+    does not touch a class has all its ``R`` rows there, each a true
+    negative for both classifiers: it adds ``R * baseline[0] + R**2 *
+    baseline[1]``. None for the other measures.
+    """
+    e = np.array([role.success == TN, role.failure == TN], dtype=float)
+    if not e.any():
+        return None
+    per_row = _pair_features(np.broadcast_to(e, (1, 2, 2)))[0]
+    linear = np.where(np.arange(_N_PAIR_FEATURES) < 4, per_row, 0.0)
+    return np.stack([linear, per_row - linear])
+
+
+class _ClusteredPair:
+    """Resampling the comparison of `other` with the reference over clustered records.
+
+    A key's features depend only on its class and its record's counts of
+    the two categories for both classifiers (and, with true negatives, its
+    record's rows), so keys are grouped by these small integers
+    (:func:`..engine._units.resampled_group_sums`). Under a permutation a
+    swapped record adds the change that swapping its (reference, other)
+    counts makes, which is zero for keys where both classifiers agree;
+    the sums are the observed ones plus these changes. Under the bootstrap
+    each drawn record adds its own features.
+    """
+
+    clustered = True
+    baseline = None  # the sums come with the untouched records' features
+
+    def __init__(self, data, other, resampling):
+        self.records = data.records
+        self.role = data.role
+        self.other = other
+        self.resampling = resampling
+        self.n_classes = data.class_codes.shape[0]
+        self.n_records = data.records.n_records
+        self.lookup = np.full(data.records.n_values, -1, dtype=np.int64)
+        self.lookup[data.class_codes] = np.arange(self.n_classes)
+        self.base = data.records.max_rows + 1
+        self.row_baseline = _baseline(data.role) if resampling == "bootstrap" else None
+        # The digits of a code: class, then (success, failure) of the
+        # reference and of the other, then the rows (bootstrap with true
+        # negatives only).
+        self.n_digits = 4 + (self.row_baseline is not None)
+        self.code_space = self.n_classes * self.base**self.n_digits
+        observed = data.counts.take_classifiers([0, other])
+        self.observed = np.concatenate(
+            [
+                np.stack([observed.successes, observed.failures], axis=-1).reshape(-1, 4),
+                observed.cross.reshape(-1, 16),
+            ],
+            axis=1,
+        ).reshape(-1)
+
+    def codes(self, block):
+        role, x = self.role, block.x
+        rows = None
+        if TN in (role.success, role.failure):
+            rows = block.record_rows[block.key_record].astype(np.int64)
+        # Success and failure counts of the reference and the other.
+        u = []
+        for c in (0, 1):
+            for category in (role.success, role.failure):
+                if category == TN:
+                    u.append(rows - x[:, c].sum(axis=-1, dtype=np.int64))
+                else:
+                    u.append(x[:, c, category])
+        k = self.lookup[block.key_class]
+        keep = k >= 0
+        if self.resampling == "permutation":
+            # Keys where both classifiers agree: a swap changes nothing.
+            keep &= (u[0] != u[2]) | (u[1] != u[3])
+        keys = np.flatnonzero(keep)
+        code = k[keys]
+        for digit in u:
+            code *= self.base
+            code += digit[keys]
+        if self.row_baseline is not None:
+            code *= self.base
+            code += rows[keys]
+        return keys, code
+
+    def features(self, codes):
+        digits = []
+        for _ in range(self.n_digits):
+            digits.append(codes % self.base)
+            codes = codes // self.base
+        k = codes
+        digits = np.stack(digits[::-1], axis=1).astype(float)
+        u = digits[:, :4].reshape(-1, 2, 2)
+        if self.resampling == "permutation":
+            f = _pair_features(u[:, ::-1]) - _pair_features(u)
+        else:
+            f = _pair_features(u)
+            if self.row_baseline is not None:
+                rows = digits[:, 4:5]
+                f = f - rows * self.row_baseline[0] - rows**2 * self.row_baseline[1]
+        out = np.zeros((k.shape[0], self.n_classes, _N_PAIR_FEATURES))
+        out[np.arange(k.shape[0]), k] = f
+        return out.reshape(k.shape[0], -1)
+
+    def sums(self, n_resamples, rng, draws=None):
+        """The pair's features on resamples, shape (n_resamples, n_classes * 20)."""
+        row_sums = self.row_baseline is not None
+        sums = resampled_group_sums(
+            self.records,
+            self,
+            self.n_classes * _N_PAIR_FEATURES,
+            self.resampling,
+            n_resamples,
+            rng,
+            classifiers=[0, self.other],
+            draws=draws,
+            row_sums=row_sums,
+        )
+        if self.resampling == "permutation":
+            return sums + self.observed
+        if row_sums:
+            sums, rows = sums
+            sums += np.tile(rows[:, :1] * self.row_baseline[0], self.n_classes)
+            sums += np.tile(rows[:, 1:] * self.row_baseline[1], self.n_classes)
+        return sums
 
 
 def _counts_from_sums(sums, plan):
@@ -647,11 +771,19 @@ def _counts_from_sums(sums, plan):
 
 
 def resampled_pvalues(plan, column, n_resamples, rng, draws=None):
-    """P-values of one comparison on resamples, shape (n_resamples, n_classes)."""
+    """P-values of one comparison on resamples, shape (n_resamples, n_classes).
+
+    `draws` (n_resamples, n_units) are the resamples themselves: records
+    swapped per unit (permutation) or times each unit is drawn (bootstrap).
+    """
+    if isinstance(plan, _ClusteredPair):
+        blocks = [plan.sums(n_resamples, rng, draws)]
+    else:
+        blocks = resampled_sums(
+            plan.matrix, plan.base, plan.multiplicity, plan.resampling, n_resamples, rng, draws
+        )
     out = []
-    for sums in resampled_sums(
-        plan.matrix, plan.base, plan.multiplicity, plan.resampling, n_resamples, rng, draws
-    ):
+    for sums in blocks:
         counts = _counts_from_sums(sums, plan)
         stats_ = pairwise_statistics(counts, clustered=plan.clustered)
         out.append(stats_[column][..., 0])

@@ -21,6 +21,7 @@ expands it into :class:`RecordUnits`, the form the resampling code uses.
 from typing import NamedTuple
 
 import numpy as np
+from scipy import sparse
 
 from ._counts import (
     FN,
@@ -35,6 +36,9 @@ from ._counts import (
 from ._row_pairs import rows_of_slots
 
 __all__ = []
+
+# Records per block of keys: a block's sums of 0/1 weights stay below 2**15.
+BLOCK_RECORDS = 2**14
 
 
 class RecordUnits(NamedTuple):
@@ -143,6 +147,30 @@ def _frozen(array, copy=True):
     out = np.array(array, copy=True) if copy else array
     out.flags.writeable = False
     return out
+
+
+class KeyBlock(NamedTuple):
+    """The touched (record, class) keys of a block of consecutive records.
+
+    Attributes
+    ----------
+    start : int
+        Code of the block's first record.
+    key_record : ndarray of intp, shape (n_keys,)
+        Record of each key, counted from `start`, in increasing order.
+    key_class : ndarray of intp, shape (n_keys,)
+    x : ndarray of int, shape (n_keys, n_classifiers, 3)
+        Rows of the key's record in TP, FN and FP for the key's class
+        (true negatives are the record's other rows).
+    record_rows : ndarray of int, shape (n_block,)
+        Rows of each record of the block.
+    """
+
+    start: int
+    key_record: np.ndarray
+    key_class: np.ndarray
+    x: np.ndarray
+    record_rows: np.ndarray
 
 
 class StoredRecords:
@@ -296,6 +324,125 @@ class StoredRecords:
             self.n_values,
         )
 
+    @property
+    def n_records(self):
+        """Records kept (clustered records only)."""
+        a = self._arrays
+        if self._kind == "slots":
+            return a["slots"].shape[0]
+        return a["record_rows"].shape[0]
+
+    @property
+    def max_rows(self):
+        """Rows of the largest record (clustered records only)."""
+        a = self._arrays
+        if self._kind == "slots":
+            return a["slots"].shape[1]
+        return int(a["record_rows"].max()) if a["record_rows"].size else 0
+
+    def key_blocks(self, classifiers=None, size=None):
+        """The clustered records' touched (record, class) keys, block by block.
+
+        The per (record, class) counts are made from the stored form one
+        block of `size` records at a time, so that their memory stays in
+        proportion to the block whatever the number of records.
+
+        Parameters
+        ----------
+        classifiers : list of int, default=None
+            Keep these classifiers only (indices, in this order); keys that
+            only the other classifiers touch are dropped.
+        size : int, default=None
+            Records per block (``BLOCK_RECORDS`` when None).
+
+        Yields
+        ------
+        KeyBlock
+        """
+        if not self.clustered:
+            raise ValueError("only clustered records come in blocks of keys.")
+        size = BLOCK_RECORDS if size is None else int(size)
+        chosen = list(range(self.n_classifiers)) if classifiers is None else list(classifiers)
+        if self._kind == "slots":
+            yield from self._slot_blocks(chosen, size)
+            return
+        a = self._arrays
+        key_record = a["key_record"]
+        order = None
+        if key_record.size and (np.diff(key_record.astype(np.int64)) < 0).any():
+            order = np.argsort(key_record, kind="stable")
+            key_record = key_record[order]
+        record_rows = a["record_rows"]
+        n_records = record_rows.shape[0]
+        bounds = np.searchsorted(key_record, np.arange(0, n_records + size, size))
+        for b, start in enumerate(range(0, n_records, size)):
+            keys = slice(bounds[b], bounds[b + 1])
+            if order is None:
+                x, k = a["x"][keys], a["key_class"][keys]
+            else:
+                x, k = a["x"][order[keys]], a["key_class"][order[keys]]
+            x = x[:, chosen]
+            record = key_record[keys].astype(np.intp) - start
+            touched = x.any(axis=(1, 2))
+            if not touched.all():
+                x, k, record = x[touched], k[touched], record[touched]
+            yield KeyBlock(start, record, k.astype(np.intp), x, record_rows[start : start + size])
+
+    def _slot_blocks(self, chosen, size):
+        # A record's TP, FN and FP for every class are sums over its slots
+        # of what each slot's cell adds; the three counts of each chosen
+        # classifier are packed as digits in base (rows + 1), which the sum
+        # cannot carry over, so one lookup per slot adds them all.
+        slots = self._arrays["slots"]
+        n_values, m = self.n_values, slots.shape[1]
+        n_cells = n_values ** (self.n_classifiers + 1)
+        base = m + 1
+        n_digits = 3 * len(chosen)
+        dtype = _smallest_uint(base**n_digits - 1) if base**n_digits <= 2**63 else None
+        if dtype is None:  # too many digits for one word: one classifier at a time
+            groups = [[c] for c in chosen]
+            dtype = _smallest_uint(base**3 - 1)
+        else:
+            groups = [chosen]
+        labels = np.unravel_index(np.arange(n_cells), (n_values,) * (self.n_classifiers + 1))
+        classes = np.arange(n_values)
+        truth = labels[0][:, None] == classes
+        tables = []
+        for group in groups:
+            table = np.zeros((n_cells + 1, n_values), dtype=dtype)  # last row: empty slot
+            for j, c in enumerate(group):
+                said = labels[1 + c][:, None] == classes
+                for category, hit in ((TP, truth & said), (FN, truth & ~said), (FP, ~truth & said)):
+                    table[:n_cells] += hit.astype(dtype) * dtype.type(base ** (3 * j + category))
+            tables.append(table)
+        full = not (slots == n_cells).any()  # every record has all m rows
+        for start in range(0, slots.shape[0], size):
+            block = slots[start : start + size]
+            codes = []
+            for table in tables:
+                code = np.take(table, block[:, 0], axis=0)
+                for j in range(1, m):
+                    code += np.take(table, block[:, j], axis=0)
+                codes.append(code.reshape(-1))
+            touched = codes[0] != 0
+            for code in codes[1:]:
+                touched |= code != 0
+            flat = np.flatnonzero(touched)
+            record, k = np.divmod(flat, n_values)
+            x = np.empty((flat.shape[0], len(chosen), 3), dtype=_smallest_uint(m))
+            c = 0
+            for group, code in zip(groups, codes, strict=True):
+                packed = code[flat]
+                for _ in group:
+                    for category in (TP, FN, FP):
+                        packed, x[:, c, category] = np.divmod(packed, dtype.type(base))
+                    c += 1
+            if full:
+                rows = np.full(block.shape[0], m, dtype=_smallest_uint(m))
+            else:
+                rows = np.add.reduce(block < n_cells, axis=1, dtype=_smallest_uint(m))
+            yield KeyBlock(start, record, k, x, rows)
+
     def _keys_of_slots(self):
         if self._keys is None:
             slots = self._arrays["slots"]
@@ -335,3 +482,191 @@ def _distinct_rows(labels, n_values, weights=None):
         out.append((cells % n_values).astype(np.intp))
         cells = cells // n_values
     return out[::-1], counts.astype(np.int64)
+
+
+# ---------------------------------------------------------------------------
+# Resampling clustered records through groups of identical keys
+# ---------------------------------------------------------------------------
+
+# Resamples drawn in one pass over the records: a block of weights holds
+# BLOCK_RECORDS x BLOCK_RESAMPLES small integers (8 MB of int16).
+BLOCK_RESAMPLES = 256
+# Group codes below this are looked up in a table (4 bytes a code);
+# larger code spaces are sorted block by block.
+_MAX_TABLE_CODES = 2**20
+# Groups kept at once: beyond, their counts are turned into features and
+# the groups start afresh, so that memory never reaches records x resamples.
+_MAX_GROUPS = 2**14
+
+
+class _GroupCounts:
+    """Weights summed per group of keys; groups get ids in order of first sight."""
+
+    def __init__(self, code_space, n_resamples):
+        small = code_space is not None and code_space <= _MAX_TABLE_CODES
+        self._table = np.full(code_space, -1, dtype=np.int32) if small else None
+        self._known = {}
+        self.codes = []
+        # Integers below 2**53: exact in floating point.
+        self.counts = np.zeros((64, n_resamples))
+
+    @property
+    def n(self):
+        return len(self.codes)
+
+    def ids(self, codes):
+        """Ids of the groups of `codes`, new groups added."""
+        if self._table is not None:
+            ids = self._table[codes]
+            new = ids < 0
+            if new.any():
+                fresh = np.unique(codes[new])
+                self._table[fresh] = np.arange(self.n, self.n + fresh.shape[0])
+                self.codes.extend(fresh.tolist())
+                ids = self._table[codes]
+        else:
+            distinct, inverse = np.unique(codes, return_inverse=True)
+            for code in distinct.tolist():
+                if code not in self._known:
+                    self._known[code] = len(self.codes)
+                    self.codes.append(code)
+            lookup = np.array([self._known[c] for c in distinct.tolist()], dtype=np.int32)
+            ids = lookup[inverse.ravel()]
+        if self.n > self.counts.shape[0]:
+            grown = np.zeros((2 * self.n, self.counts.shape[1]))
+            grown[: self.counts.shape[0]] = self.counts
+            self.counts = grown
+        return ids
+
+    def add(self, ids, key_record, weights):
+        """Add each key's record's weights to the key's group (records in order)."""
+        n = weights.shape[0]
+        indptr = np.searchsorted(key_record, np.arange(n + 1))
+        ones = np.ones(ids.shape[0], dtype=weights.dtype)
+        matrix = sparse.csc_array((ones, ids, indptr), shape=(self.n, n))
+        self.counts[: self.n] += matrix @ weights
+
+    def pop(self):
+        """The groups' codes and summed weights (n_groups, n_resamples); start afresh."""
+        codes = np.asarray(self.codes, dtype=np.int64)
+        counts = self.counts[: self.n].copy()
+        if self._table is not None:
+            self._table[codes] = -1
+        self.counts[: self.n] = 0
+        self._known = {}
+        self.codes = []
+        return codes, counts
+
+
+def _bernoulli_weights(rng, n_records, n_resamples):
+    """0/1 weights with probability 1/2, shape (n_records, n_resamples), int16.
+
+    One random bit each (the bytes of the generator, unpacked), which is
+    many times cheaper than a binomial draw per record.
+    """
+    n_bytes = -(-n_resamples // 8)
+    bits = np.frombuffer(rng.bytes(n_records * n_bytes), dtype=np.uint8)
+    bits = np.unpackbits(bits.reshape(n_records, n_bytes), axis=1, count=n_resamples)
+    weights = np.empty((n_records, n_resamples), dtype=np.int16)
+    weights[...] = bits
+    return weights
+
+
+def _bootstrap_weights(rng, n_records, drawn):
+    """Times each of `n_records` records is drawn, shape (n_records, n_resamples).
+
+    ``drawn[r]`` draws fall among these records in resample ``r``; each is
+    one of them uniformly (the rest of a multinomial over all records,
+    given how many fall in this block).
+    """
+    n_resamples = drawn.shape[0]
+    picks = rng.integers(0, n_records, size=int(drawn.sum()))
+    picks += np.repeat(np.arange(n_resamples) * n_records, drawn)
+    counts = np.bincount(picks, minlength=n_resamples * n_records)
+    dtype = np.int16 if drawn.max(initial=0) < 2**15 else np.int32
+    return np.ascontiguousarray(counts.reshape(n_resamples, n_records).T, dtype=dtype)
+
+
+def resampled_group_sums(
+    records,
+    grouping,
+    n_features,
+    resampling,
+    n_resamples,
+    rng,
+    classifiers=None,
+    draws=None,
+    row_sums=False,
+):
+    """Sums over resampled clustered records of per-key features.
+
+    Every record is a unit of the resampling: it is swapped (permutation,
+    weight 0 or 1 with probability 1/2) or drawn a multinomial number of
+    times (bootstrap, weight ``w_r``). What a key adds depends only on its
+    *group* (the class and the counts that the caller's features read), so
+    the sums are ``sum_g f(g) sum_{keys in g} w_{record}``: for every block
+    of records one sparse product of (group x record) ones and the
+    weights, in small integers, and the features once per group at the
+    end. Time is O(keys x resamples) in compiled loops, memory O(block x
+    resamples + groups x resamples), whatever the number of records.
+
+    Parameters
+    ----------
+    records : StoredRecords
+        Clustered records.
+    grouping : object
+        ``grouping.code_space`` (int or None: codes are below it) and
+        ``grouping.codes(block)`` returning ``(keys, codes)`` for a
+        :class:`KeyBlock`: the indices (or a boolean mask) of the keys that
+        count and their int64 group codes; ``grouping.features(codes)``
+        returning the features of groups, shape ``(n_groups, n_features)``.
+    n_features : int
+    resampling : {"permutation", "bootstrap"}
+    n_resamples : int
+    rng : numpy.random.Generator
+    classifiers : list of int, default=None
+        Passed to :meth:`StoredRecords.key_blocks`.
+    draws : ndarray of shape (n_resamples, n_records), default=None
+        The weights themselves, instead of drawing them.
+    row_sums : bool, default=False
+        Also sum the records' rows and squared rows.
+
+    Returns
+    -------
+    sums : ndarray of shape (n_resamples, n_features)
+    rows : ndarray of shape (n_resamples, 2), only with `row_sums`
+        ``sum_i w_i R_i`` and ``sum_i w_i R_i^2`` over records of ``R_i``
+        rows (what the records add to the classes they do not touch).
+    """
+    n_records = records.n_records
+    sums = np.zeros((n_resamples, n_features))
+    rows = np.zeros((n_resamples, 2))
+    starts = np.arange(0, n_records, BLOCK_RECORDS)
+    sizes = np.diff(np.append(starts, n_records))
+    for first in range(0, n_resamples, BLOCK_RESAMPLES):
+        n_block = min(BLOCK_RESAMPLES, n_resamples - first)
+        out = slice(first, first + n_block)
+        if resampling == "bootstrap" and draws is None:
+            # How many of each resample's n draws fall in each block of records.
+            per_block = rng.multinomial(n_records, sizes / n_records, size=n_block)
+        groups = _GroupCounts(grouping.code_space, n_block)
+        for b, block in enumerate(records.key_blocks(classifiers)):
+            n = block.record_rows.shape[0]
+            if draws is not None:
+                weights = np.ascontiguousarray(draws[out, block.start : block.start + n].T)
+                weights = weights.astype(np.int32 if weights.sum(0).max() < 2**31 else np.int64)
+            elif resampling == "permutation":
+                weights = _bernoulli_weights(rng, n, n_block)
+            else:
+                weights = _bootstrap_weights(rng, n, per_block[:, b])
+            if row_sums:
+                record_rows = block.record_rows.astype(np.int64)
+                powers = sparse.csr_array(np.stack([record_rows, record_rows**2]))
+                rows[out] += (powers @ weights).T
+            keys, codes = grouping.codes(block)
+            groups.add(groups.ids(codes), block.key_record[keys], weights)
+            if groups.n > _MAX_GROUPS or b == len(starts) - 1:
+                codes, counts = groups.pop()
+                if codes.shape[0]:
+                    sums[out] += counts.T @ grouping.features(codes)
+    return (sums, rows) if row_sums else sums
