@@ -207,32 +207,112 @@ def agreement_from_joint_table(table, n_classifiers):
     return AgreementCounts(n, truth, pred, truth_pred, pred_pred, truth_pred_pred)
 
 
+# Rows per block of :func:`agreement_from_pairs`: a block's codes stay in the
+# CPU cache while every pair of classifiers reads them.
+_PAIR_BLOCK_ROWS = 2**16
+# Largest (truth, pred_c, pred_d) table counted per pair of classifiers; with
+# more classes a pair counts 3 * n_values agreement codes instead.
+_MAX_PAIR_CELLS = 2**16
+
+
 def agreement_from_pairs(y, preds, n_values):
-    """Agreement counts from label codes ``0..n_values - 1``, any number of classes.
+    """Agreement counts from label codes ``0..n_values - 1``, pair by pair.
 
-    O(C^2 n) passes of :func:`numpy.bincount`; used when the joint table
-    would be too large.
+    Every agreement count is a count of one classifier or of one pair of
+    classifiers with the truth, so the joint table of all classifiers
+    (exponential in their number) is never needed: each pair ``c < d``
+    costs one :func:`numpy.bincount` of a joint code, O(C^2 n) in all, and
+    any number of classifiers costs about the same per pair. The code is the
+    (truth, pred_c, pred_d) cell while that table is small, else ``pred_c +
+    n_values * ([pred_c == pred_d] + 2 [truth == pred_c])``, which tells
+    apart what the counts need: whether the pair agrees, and whether ``c``
+    is right. A classifier's own counts are margins of its pairs' (the last
+    one's, of a bincount of its own in the second case). Rows are taken in
+    blocks that stay in the cache while every pair reads them.
+
+    Parameters
+    ----------
+    y : ndarray of intp, shape (n_rows,)
+    preds : list of ndarray of intp
+        At least two classifiers.
+    n_values : int
+
+    Returns
+    -------
+    AgreementCounts
     """
-    n_clf = len(preds)
-
-    def count(values, mask=None):
-        if mask is not None:
-            values = values[mask]
-        return np.bincount(values, minlength=n_values).astype(float)
-
-    hit = [y == p for p in preds]
-    pred = np.stack([count(p) for p in preds], axis=-1)
-    truth_pred = np.stack([count(y, h) for h in hit], axis=-1)
-    pred_pred = np.empty((n_values, n_clf, n_clf))
-    truth_pred_pred = np.empty_like(pred_pred)
-    for c in range(n_clf):
-        pred_pred[:, c, c] = pred[:, c]
-        truth_pred_pred[:, c, c] = truth_pred[:, c]
-        for d in range(c + 1, n_clf):
-            pred_pred[:, c, d] = pred_pred[:, d, c] = count(preds[c], preds[c] == preds[d])
-            truth_pred_pred[:, c, d] = truth_pred_pred[:, d, c] = count(y, hit[c] & hit[d])
+    n_clf, n_rows = len(preds), y.shape[0]
+    v = n_values
+    small = v**3 <= _MAX_PAIR_CELLS
+    size = v**3 if small else 4 * v
+    counts = np.zeros((n_clf, n_clf, size), dtype=np.int64)
+    rows = max(min(_PAIR_BLOCK_ROWS, n_rows), 1)
+    first = np.empty((n_clf, rows), dtype=np.intp)
+    code = np.empty(rows, dtype=np.intp)
+    for start in range(0, n_rows, _PAIR_BLOCK_ROWS):
+        stop = min(start + _PAIR_BLOCK_ROWS, n_rows)
+        m = stop - start
+        truth, block = y[start:stop], [p[start:stop] for p in preds]
+        out = code[:m]
+        # Classifier c's part of its pairs' codes, once per block.
+        for c in range(n_clf):
+            part = first[c, :m]
+            if small:
+                np.multiply(truth, v, out=part, casting="unsafe")
+                part += block[c]
+                part *= v
+            else:
+                np.equal(truth, block[c], out=part, casting="unsafe")
+                part *= 2 * v
+                part += block[c]
+        if not small:  # the last classifier's own counts, wrong then right
+            counts[-1, -1, : 3 * v] += np.bincount(first[-1, :m], minlength=3 * v)
+        for c in range(n_clf - 1):
+            for d in range(c + 1, n_clf):
+                if small:
+                    np.add(first[c, :m], block[d], out=out, casting="unsafe")
+                else:
+                    np.equal(block[c], block[d], out=out, casting="unsafe")
+                    out *= v
+                    out += first[c, :m]
+                counts[c, d] += np.bincount(out, minlength=size)
+    pair = np.triu_indices(n_clf, 1)
+    both = np.zeros((v, n_clf, n_clf), dtype=np.int64)
+    both_hit = np.zeros_like(both)
+    if small:
+        table = counts[pair].reshape(-1, v, v, v)  # (pair, truth, pred_c, pred_d)
+        both[:, pair[0], pair[1]] = np.einsum("pykk->kp", table)
+        both_hit[:, pair[0], pair[1]] = np.einsum("pkkk->kp", table)
+        # (truth, pred_c) of every classifier: a margin of one of its pairs.
+        index = {(c, d): i for i, (c, d) in enumerate(zip(*pair, strict=True))}
+        own = [table[index[c, c + 1]].sum(axis=2) for c in range(n_clf - 1)]
+        own.append(table[index[n_clf - 2, n_clf - 1]].sum(axis=1))
+        own = np.stack(own)  # (classifier, truth, pred)
+        pred = own.sum(axis=1).T
+        truth_pred = np.einsum("ckk->kc", own)
+        truth = own[0].sum(axis=1)
+    else:
+        groups = counts.reshape(n_clf, n_clf, 4, v)  # (agrees, c right): 0 0, 1 0, 0 1, 1 1
+        both[:, pair[0], pair[1]] = (groups[..., 1, :] + groups[..., 3, :])[pair].T
+        both_hit[:, pair[0], pair[1]] = groups[..., 3, :][pair].T
+        first_pair = [(c, c + 1) for c in range(n_clf - 1)]
+        own = np.stack([groups[cd].sum(axis=0) for cd in first_pair] + [groups[-1, -1].sum(axis=0)])
+        hits = [groups[cd][2:].sum(axis=0) for cd in first_pair] + [groups[-1, -1, 2]]
+        pred, truth_pred = own.T, np.stack(hits, axis=-1)
+        truth = np.bincount(y, minlength=v)
+    # Counted for c < d only: the other half by symmetry, c's own on the diagonal.
+    both[:, pair[1], pair[0]] = both[:, pair[0], pair[1]]
+    both_hit[:, pair[1], pair[0]] = both_hit[:, pair[0], pair[1]]
+    diagonal = np.arange(n_clf)
+    both[:, diagonal, diagonal] = pred
+    both_hit[:, diagonal, diagonal] = truth_pred
     return AgreementCounts(
-        float(y.shape[0]), count(y), pred, truth_pred, pred_pred, truth_pred_pred
+        float(n_rows),
+        truth.astype(float),
+        pred.astype(float),
+        truth_pred.astype(float),
+        both.astype(float),
+        both_hit.astype(float),
     )
 
 

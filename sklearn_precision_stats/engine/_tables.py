@@ -39,8 +39,12 @@ __all__ = []
 # Largest joint (truth, predictions) table built in one bincount.
 _MAX_JOINT_CELLS = 2**24
 # Largest joint table a comparison of one row per record counts; beyond it
-# the agreement counts are counted pair of classifiers by pair.
-_MAX_TABLE_CELLS = _MAX_JOINT_CELLS
+# the agreement counts are counted pair of classifiers by pair
+# (:func:`._counts.agreement_from_pairs`). At 10 classes the table of 4
+# classifiers (10^5 cells) costs about what their 6 pairs cost; larger
+# tables fall out of the cache and cost more per pair (measured in
+# benchmarks/bench_architecture.py).
+_MAX_TABLE_CELLS = 2**17
 
 
 def _joint_codes(encoded, n_values, rows=slice(None), out=None):
@@ -153,6 +157,9 @@ def integer_joint_table(arrays, max_cells=_MAX_JOINT_CELLS):
         if seen.bit_length() > bits:
             old = bits
             bits = seen.bit_length()
+            if ((1 << (bits - 1)) + 1) ** n_axes > max_cells:
+                # Some label is at least 2 ** (bits - 1): too large a table.
+                return None
             if (1 << bits) ** n_axes > min(max_cells, 4 * _FUSED_BLOCK_ROWS):
                 # A large table: one whole-array pass (or the general path).
                 return _integer_joint_table_whole(raw, max_cells)

@@ -1,0 +1,91 @@
+"""Many classifiers: counted pair by pair, never through the joint table of all.
+
+The per-class statistics need only agreement counts of single classifiers and
+of pairs of classifiers with the truth, so the comparison of many
+classifiers counts one small table per pair. The pairwise and omnibus tests
+are checked against statsmodels GEE fitted live, and the counts against the
+joint table counted directly.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sklearn_precision_stats import compare_accuracy, compare_precision
+from sklearn_precision_stats.engine import _counts, _pipeline
+from sklearn_precision_stats.engine._counts import (
+    agreement_from_joint_table,
+    agreement_from_pairs,
+)
+
+from .conftest import make_correlated_predictions
+from .test_gee_agreement import _gee_tests
+
+RTOL = 1e-9
+
+
+def _joint_table(y, preds, n_values):
+    """Records per (truth, pred_1, ..., pred_C) cell, with np.unique and a reshape."""
+    cells, counts = np.unique(np.stack([y, *preds], axis=1), axis=0, return_counts=True)
+    table = np.zeros((n_values,) * (1 + len(preds)), dtype=np.int64)
+    table[tuple(cells.T)] = counts
+    return table
+
+
+@pytest.mark.parametrize("max_pair_cells", [2**16, 0], ids=["cell-codes", "agreement-codes"])
+@pytest.mark.parametrize(
+    ("n_values", "n_clf", "n"),
+    [(3, 2, 500), (3, 4, 2000), (5, 3, 70_000), (2, 6, 300), (1, 3, 10), (4, 2, 1)],
+)
+def test_pairs_give_the_agreement_counts_of_the_joint_table(
+    monkeypatch, max_pair_cells, n_values, n_clf, n
+):
+    monkeypatch.setattr(_counts, "_MAX_PAIR_CELLS", max_pair_cells)
+    rng = np.random.default_rng(n_values * 100 + n_clf)
+    y = rng.integers(0, n_values, n)
+    preds = [np.where(rng.random(n) < 0.6, y, rng.integers(0, n_values, n)) for _ in range(n_clf)]
+    expected = agreement_from_joint_table(_joint_table(y, preds, n_values), n_clf)
+    got = agreement_from_pairs(y, preds, n_values)
+    for name, a, b in zip(expected._fields, got, expected, strict=True):
+        np.testing.assert_array_equal(np.asarray(a, dtype=float), b, err_msg=name)
+
+
+@pytest.mark.parametrize("max_pair_cells", [2**16, 0], ids=["cell-codes", "agreement-codes"])
+def test_many_classifiers_match_statsmodels_gee(monkeypatch, max_pair_cells):
+    # 5 classifiers of 8 classes: a joint table of 8^6 cells, beyond the
+    # table a comparison counts, so the pairs are counted.
+    monkeypatch.setattr(_counts, "_MAX_PAIR_CELLS", max_pair_cells)
+    y, preds, _ = make_correlated_predictions(400, 8, 5, seed=3)
+    assert _pipeline._MAX_TABLE_CELLS < 8**6
+    names = list(preds)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = compare_precision(y, preds)
+    assert result._data.records.nbytes == 6 * 400  # one byte per label: codes, not a table
+    groups = np.arange(y.size)
+    for label in result.classes[:3]:
+        for other in names[1:]:
+            ref = _gee_tests(y, preds, groups, label, [names[0], other])
+            row = result.get(label, other)
+            np.testing.assert_allclose(row["wald_stat"], ref["wald"], rtol=RTOL)
+            np.testing.assert_allclose(row["gs_stat"], ref["gs"], rtol=RTOL)
+        omni = result.omnibus.set_index("class").loc[label]
+        ref = _gee_tests(y, preds, groups, label, names)
+        np.testing.assert_allclose(omni["wald_stat"], ref["wald"], rtol=RTOL)
+        np.testing.assert_allclose(omni["gs_stat"], ref["gs"], rtol=RTOL)
+
+
+@pytest.mark.parametrize("func", [compare_precision, compare_accuracy])
+@pytest.mark.parametrize("labels", [None, ["ant", "bee", "cat", "dog", "eel"]])
+def test_pairs_and_joint_table_give_identical_results(monkeypatch, func, labels):
+    y, preds, _ = make_correlated_predictions(3000, 5, 7, seed=5, labels=labels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        by_pairs = func(y, preds)
+        monkeypatch.setattr(_pipeline, "_MAX_TABLE_CELLS", 5**8)
+        by_table = func(y, preds)
+    assert by_table._data.records.nbytes < by_pairs._data.records.nbytes
+    pd.testing.assert_frame_equal(by_pairs.table, by_table.table, check_exact=True)
+    pd.testing.assert_frame_equal(by_pairs.omnibus, by_table.omnibus, check_exact=True)
