@@ -15,6 +15,7 @@ from sklearn_precision_stats import (
 )
 from sklearn_precision_stats.across_classes._prevalence import (
     AT_PREVALENCE_COLUMNS,
+    _ClusteredPrevalence,
     _PrevalenceUnits,
 )
 
@@ -158,10 +159,11 @@ def test_clustered_rows_resample_records():
     np.testing.assert_allclose(rp_b, rp_a, rtol=0.15)
 
 
-def test_clustered_analytic_variance_is_the_sandwich():
+@pytest.mark.parametrize("units_of", [_PrevalenceUnits, _ClusteredPrevalence])
+def test_clustered_analytic_variance_is_the_sandwich(units_of):
     y, preds, groups = make_correlated_predictions(150, 3, 2, repeats=3, seed=7)
     result = _quiet_compare(y, preds, groups=groups)
-    units = _PrevalenceUnits(result._data, [0, 1, 2])
+    units = units_of(result._data, [0, 1, 2])
     tp, fp, n_pos, n_rows = units.totals()
     var = units.log_lr_variance(tp, fp, n_pos, n_rows)
     for ki, k in enumerate((0, 1, 2)):

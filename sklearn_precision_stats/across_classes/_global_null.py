@@ -28,7 +28,7 @@ from scipy import sparse, stats
 
 from ..engine._counts import TN, MarginalCounts
 from ..engine._marginal_model import pairwise_statistics
-from ..engine._units import resampled_group_sums
+from ..engine._units import group_codes, group_digits, resampled_group_sums
 from ..exceptions import UndefinedStatisticWarning
 from ..results._base import TestResult
 from ..results._registry import PVALUE_TESTS, TESTS, check_test
@@ -673,8 +673,8 @@ class _ClusteredPair:
         # The digits of a code: class, then (success, failure) of the
         # reference and of the other, then the rows (bootstrap with true
         # negatives only).
-        self.n_digits = 4 + (self.row_baseline is not None)
-        self.code_space = self.n_classes * self.base**self.n_digits
+        n_digits = 4 + (self.row_baseline is not None)
+        self.radices = [self.n_classes] + [self.base] * n_digits
         observed = data.counts.take_classifiers([0, other])
         self.observed = np.concatenate(
             [
@@ -703,22 +703,14 @@ class _ClusteredPair:
             # Keys where both classifiers agree: a swap changes nothing.
             keep &= (u[0] != u[2]) | (u[1] != u[3])
         keys = np.flatnonzero(keep)
-        code = k[keys]
-        for digit in u:
-            code *= self.base
-            code += digit[keys]
+        digits = [k[keys]] + [digit[keys] for digit in u]
         if self.row_baseline is not None:
-            code *= self.base
-            code += rows[keys]
-        return keys, code
+            digits.append(rows[keys])
+        return keys, group_codes(digits, self.radices)
 
     def features(self, codes):
-        digits = []
-        for _ in range(self.n_digits):
-            digits.append(codes % self.base)
-            codes = codes // self.base
-        k = codes
-        digits = np.stack(digits[::-1], axis=1).astype(float)
+        digits = group_digits(codes, self.radices)
+        k, digits = digits[:, 0], digits[:, 1:].astype(float)
         u = digits[:, :4].reshape(-1, 2, 2)
         if self.resampling == "permutation":
             f = _pair_features(u[:, ::-1]) - _pair_features(u)

@@ -18,7 +18,7 @@ numbers.
 
 import numpy as np
 
-from ._counts import POOLED_CLASS, TN
+from ._counts import TN, TP
 from ._marginal_model import _residual_products
 
 __all__ = []
@@ -55,44 +55,61 @@ def bias_reduced_meat(counts, data=None):
 
 
 def _clustered_meat(data, M, P):
-    role = data.role
-    units = data.records.units()
-    class_codes = data.class_codes
-    if role.pooled:
-        units = units.pooled()
-        class_codes = np.array([POOLED_CLASS])
-    x, key_class, key_record = units.x, units.key_class, units.key_unit
-    rows_per_record, n_values = units.unit_rows, units.n_values
+    """The corrected meat from the records' keys, one block of records at a time."""
+    role, records = data.role, data.records
     n_classes, n_clf = M.shape
-    lookup = np.full(n_values, -1)
-    lookup[class_codes] = np.arange(n_classes)
-    k = lookup[key_class]
-    keep = k >= 0
-    k, x, record = k[keep], x[keep], key_record[keep]
-    t, f = x[..., role.success], x[..., role.failure]
-    u = (t - (t + f) * P[k]) * M[k] / (M[k] - (t + f))
     meat = np.zeros((n_classes, n_clf, n_clf))
-    for c in range(n_clf):
-        for d in range(c, n_clf):
-            meat[:, c, d] = meat[:, d, c] = np.bincount(
-                k, weights=u[:, c] * u[:, d], minlength=n_classes
+
+    def add(k, t, f, sign=1.0):
+        # u_ic = g_ic s_ic for the keys' classes k.
+        m = t + f
+        u = (t - m * P[k]) * M[k] / (M[k] - m)
+        for c in range(n_clf):
+            for d in range(c, n_clf):
+                weights = sign * u[:, c] * u[:, d]
+                meat[:, c, d] += np.bincount(k, weights=weights, minlength=n_classes)
+
+    if role.pooled:
+        # Accuracy's one pseudo-class: every record's rows, right (the TP
+        # of its keys) or wrong.
+        for block in records.key_blocks():
+            n = block.record_rows.shape[0]
+            correct = np.stack(
+                [
+                    np.bincount(block.key_record, weights=block.x[:, c, TP], minlength=n)
+                    for c in range(n_clf)
+                ],
+                axis=-1,
             )
+            rows = block.record_rows.astype(float)[:, None]
+            add(np.zeros(n, dtype=np.intp), correct, rows - correct)
+        return _symmetric(meat)
+    lookup = np.full(records.n_values, -1)
+    lookup[data.class_codes] = np.arange(n_classes)
+    for block in records.key_blocks():
+        k = lookup[block.key_class]
+        keep = np.flatnonzero(k >= 0)
+        k, x = k[keep], block.x[keep].astype(float)
+        rows = block.record_rows[block.key_record[keep]].astype(float)
+        x = np.concatenate([x, (rows[:, None] - x.sum(axis=-1))[..., None]], axis=-1)
+        add(k, x[..., role.success], x[..., role.failure])
+        if role.success == TN:
+            # Take back the touched records' share of the term below.
+            touched = np.broadcast_to(rows[:, None], (rows.shape[0], n_clf))
+            add(k, touched, np.zeros_like(touched), sign=-1.0)
+    meat = _symmetric(meat)
     if role.success == TN:
         # NPV and specificity: a record that does not touch the class is in
         # the model with all its R_i rows, every one a success. Sum that
-        # over all records by their distinct numbers of rows, and take the
-        # touched records' share back out.
-        sizes, n_with = np.unique(rows_per_record, return_counts=True)
+        # over all records by their distinct numbers of rows (the touched
+        # records' share was taken back above).
+        sizes, n_with = np.unique(records.record_rows(), return_counts=True)
         u_all = sizes * (1 - P)[..., None] * M[..., None] / (M[..., None] - sizes)
         meat += np.einsum("kcv,kdv,v->kcd", u_all, u_all, n_with)
-        rows = rows_per_record[record][:, None]
-        u_touched = rows * (1 - P[k]) * M[k] / (M[k] - rows)
-        for c in range(n_clf):
-            for d in range(c, n_clf):
-                back = np.bincount(
-                    k, weights=u_touched[:, c] * u_touched[:, d], minlength=n_classes
-                )
-                meat[:, c, d] -= back
-                if d != c:
-                    meat[:, d, c] -= back
     return meat
+
+
+def _symmetric(meat):
+    """The full matrices from their upper triangles."""
+    upper = np.triu(np.ones(meat.shape[-2:], dtype=bool))
+    return np.where(upper, meat, np.swapaxes(meat, -1, -2))

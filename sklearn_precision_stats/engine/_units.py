@@ -340,6 +340,15 @@ class StoredRecords:
             return a["slots"].shape[1]
         return int(a["record_rows"].max()) if a["record_rows"].size else 0
 
+    def record_rows(self):
+        """Rows of each record (clustered records only), in a small integer type."""
+        a = self._arrays
+        if self._kind != "slots":
+            return a["record_rows"]
+        slots = a["slots"]
+        n_cells = self.n_values ** (self.n_classifiers + 1)
+        return np.add.reduce(slots < n_cells, axis=1, dtype=_smallest_uint(slots.shape[1]))
+
     def key_blocks(self, classifiers=None, size=None):
         """The clustered records' touched (record, class) keys, block by block.
 
@@ -499,12 +508,55 @@ _MAX_TABLE_CODES = 2**20
 _MAX_GROUPS = 2**14
 
 
+def group_codes(digits, radices):
+    """One code per key from its small-integer digits.
+
+    Parameters
+    ----------
+    digits : list of ndarray of int, each of shape (n_keys,)
+        Digit ``j`` lies in ``0..radices[j] - 1``.
+    radices : list of int
+
+    Returns
+    -------
+    codes : ndarray of int64, shape (n_keys,), or (n_keys, n_digits)
+        The mixed-radix number of the digits when it fits in 62 bits, the
+        digits themselves otherwise (read back by :func:`group_digits`).
+    """
+    if _code_space(radices) is None:
+        return np.stack([np.asarray(d, dtype=np.int64) for d in digits], axis=1)
+    code = np.asarray(digits[0], dtype=np.int64)
+    for digit, radix in zip(digits[1:], radices[1:], strict=True):
+        code = code * radix + digit
+    return code
+
+
+def group_digits(codes, radices):
+    """The digits of :func:`group_codes`, shape (n_keys, n_digits)."""
+    if codes.ndim == 2:
+        return codes
+    digits = []
+    for radix in radices[:0:-1]:
+        codes, digit = np.divmod(codes, radix)
+        digits.append(digit)
+    digits.append(codes)
+    return np.stack(digits[::-1], axis=1)
+
+
+def _code_space(radices):
+    space = 1
+    for radix in radices:
+        space *= int(radix)
+    return space if space < 2**62 else None
+
+
 class _GroupCounts:
     """Weights summed per group of keys; groups get ids in order of first sight."""
 
-    def __init__(self, code_space, n_resamples):
-        small = code_space is not None and code_space <= _MAX_TABLE_CODES
-        self._table = np.full(code_space, -1, dtype=np.int32) if small else None
+    def __init__(self, radices, n_resamples):
+        space = _code_space(radices)
+        small = space is not None and space <= _MAX_TABLE_CODES
+        self._table = np.full(space, -1, dtype=np.int32) if small else None
         self._known = {}
         self.codes = []
         # Integers below 2**53: exact in floating point.
@@ -515,7 +567,7 @@ class _GroupCounts:
         return len(self.codes)
 
     def ids(self, codes):
-        """Ids of the groups of `codes`, new groups added."""
+        """Ids of the groups of `codes` (from :func:`group_codes`), new groups added."""
         if self._table is not None:
             ids = self._table[codes]
             new = ids < 0
@@ -525,12 +577,13 @@ class _GroupCounts:
                 self.codes.extend(fresh.tolist())
                 ids = self._table[codes]
         else:
-            distinct, inverse = np.unique(codes, return_inverse=True)
-            for code in distinct.tolist():
+            distinct, inverse = np.unique(codes, return_inverse=True, axis=0)
+            distinct = [tuple(c) if codes.ndim == 2 else c for c in distinct.tolist()]
+            for code in distinct:
                 if code not in self._known:
                     self._known[code] = len(self.codes)
                     self.codes.append(code)
-            lookup = np.array([self._known[c] for c in distinct.tolist()], dtype=np.int32)
+            lookup = np.array([self._known[c] for c in distinct], dtype=np.int32)
             ids = lookup[inverse.ravel()]
         if self.n > self.counts.shape[0]:
             grown = np.zeros((2 * self.n, self.counts.shape[1]))
@@ -615,11 +668,11 @@ def resampled_group_sums(
     records : StoredRecords
         Clustered records.
     grouping : object
-        ``grouping.code_space`` (int or None: codes are below it) and
-        ``grouping.codes(block)`` returning ``(keys, codes)`` for a
-        :class:`KeyBlock`: the indices (or a boolean mask) of the keys that
-        count and their int64 group codes; ``grouping.features(codes)``
-        returning the features of groups, shape ``(n_groups, n_features)``.
+        ``grouping.codes(block)`` returns ``(keys, codes)`` for a
+        :class:`KeyBlock`: the indices of the keys that count and their
+        group codes, made by :func:`group_codes` with the radices
+        ``grouping.radices``; ``grouping.features(codes)`` returns the
+        features of groups, shape ``(n_groups, n_features)``.
     n_features : int
     resampling : {"permutation", "bootstrap"}
     n_resamples : int
@@ -649,7 +702,7 @@ def resampled_group_sums(
         if resampling == "bootstrap" and draws is None:
             # How many of each resample's n draws fall in each block of records.
             per_block = rng.multinomial(n_records, sizes / n_records, size=n_block)
-        groups = _GroupCounts(grouping.code_space, n_block)
+        groups = _GroupCounts(grouping.radices, n_block)
         for b, block in enumerate(records.key_blocks(classifiers)):
             n = block.record_rows.shape[0]
             if draws is not None:
