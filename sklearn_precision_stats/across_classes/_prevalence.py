@@ -19,7 +19,13 @@ import pandas as pd
 from scipy import stats
 
 from ..engine._counts import FN, FP, TP
-from ..engine._units import group_codes, group_digits, resampled_group_sums
+from ..engine._units import (
+    Grouping,
+    group_codes,
+    group_digits,
+    group_sums,
+    resampled_group_sums,
+)
 from ..exceptions import UndefinedStatisticWarning
 from ..utils._random_state import check_random_state_any
 from ._global_null import _check_data, _check_n_resamples, resampled_sums, unit_matrix
@@ -332,10 +338,11 @@ class _PrevalenceUnits:
 class _ClusteredPrevalence:
     """What :class:`_PrevalenceUnits` gives, from clustered records block by block.
 
-    Each record is a unit. The totals and the sandwich variance are sums
-    over the touched (record, class) keys; the bootstrap groups the keys
-    by their class and counts (tp and fp per classifier, rows of the
-    class), which is all a key adds (:func:`..engine._units.resampled_group_sums`).
+    Each record is a unit. A (record, class) key adds to the totals, the
+    sandwich variance and a bootstrap resample what its class and counts
+    (tp and fp per classifier, rows of the class, and for the variance its
+    record's rows) say, so keys are counted by groups of equal such digits
+    (:mod:`sklearn_precision_stats.engine._units`).
     """
 
     def __init__(self, data, chosen):
@@ -344,45 +351,60 @@ class _ClusteredPrevalence:
         records = data.records
         n_classes, n_clf = codes.shape[0], records.n_classifiers
         self.records, self.n_classes, self.n_clf = records, n_classes, n_clf
+        self.n_features = 2 * n_clf + 1
         self.lookup = np.full(records.n_values, -1, dtype=np.int64)
         self.lookup[codes] = np.arange(n_classes)
-        base = records.max_rows + 1
-        self.radices = [n_classes] + [base] * (2 * n_clf + 1)
-        tp, fp = np.zeros((n_classes, n_clf)), np.zeros((n_classes, n_clf))
-        n_pos = np.zeros(n_classes)
-        for k, x, _ in self._keys():
-            for c in range(n_clf):
-                tp[:, c] += np.bincount(k, weights=x[:, c, TP], minlength=n_classes)
-                fp[:, c] += np.bincount(k, weights=x[:, c, FP], minlength=n_classes)
-            n_pos += np.bincount(k, weights=x[:, 0, TP] + x[:, 0, FN], minlength=n_classes)
+        self.base = records.max_rows + 1
+        self.radices = [n_classes] + [self.base] * self.n_features
         record_rows = records.record_rows().astype(np.int64)
-        n_rows = float(record_rows.sum())
+        self.n_rows = float(record_rows.sum())
         self.squared_rows = float((record_rows**2).sum())
-        self.totals_ = tp, fp, n_pos, n_rows
 
-    def _keys(self):
-        """Per block: class index, counts (n_keys, n_clf, 3) and the keys' records' rows."""
-        for block in self.records.key_blocks():
-            k = self.lookup[block.key_class]
-            keep = np.flatnonzero(k >= 0)
-            rows = block.record_rows[block.key_record[keep]]
-            yield k[keep], block.x[keep].astype(float), rows.astype(float)
+    def codes(self, block, with_rows=False):
+        k = self.lookup[block.key_class]
+        keys = np.flatnonzero(k >= 0)
+        x = block.x[keys]
+        digits = [k[keys]]
+        for c in range(self.n_clf):
+            digits += [x[:, c, TP], x[:, c, FP]]
+        digits.append(x[:, 0, TP].astype(np.int64) + x[:, 0, FN])
+        if with_rows:
+            digits.append(block.record_rows[block.key_record[keys]])
+            return keys, group_codes(digits, self.radices + [self.base])
+        return keys, group_codes(digits, self.radices)
+
+    def features(self, codes):
+        """Per class: tp at ``2c``, fp at ``2c + 1``, rows of the class at ``2C``."""
+        digits = group_digits(codes, self.radices)
+        out = np.zeros((digits.shape[0], self.n_classes, self.n_features))
+        out[np.arange(digits.shape[0]), digits[:, 0]] = digits[:, 1:]
+        return out.reshape(digits.shape[0], -1)
+
+    def _split(self, sums):
+        c = self.n_clf
+        s = sums.reshape(sums.shape[:-1] + (self.n_classes, self.n_features))
+        return s[..., 0 : 2 * c : 2], s[..., 1 : 2 * c : 2], s[..., 2 * c]
 
     def totals(self):
-        return self.totals_
+        sums = group_sums(self.records, self, self.n_classes * self.n_features)
+        return (*self._split(sums), self.n_rows)
 
     def log_lr_variance(self, tp, fp, n_pos, n_rows, negative=False):
         """As :meth:`_PrevalenceUnits.log_lr_variance`, every record a unit."""
         n_neg = n_rows - n_pos
+        fn, tn = n_pos[:, None] - tp, n_neg[:, None] - fp
         if negative:
-            fn, tn = n_pos[:, None] - tp, n_neg[:, None] - fp
             a = 1.0 / n_neg[:, None] - 1.0 / tn
         else:
             a = np.broadcast_to(1.0 / n_neg[:, None], tp.shape)
-        var = np.zeros_like(tp)
-        for k, x, rows in self._keys():
-            d = (x[:, 0, TP] + x[:, 0, FN])[:, None]
-            tp_i, fp_i = x[..., TP], x[..., FP]
+        radices = self.radices + [self.base]
+        n_classes, c = self.n_classes, self.n_clf
+
+        def terms(codes):
+            digits = group_digits(codes, radices).astype(float)
+            k = digits[:, 0].astype(np.intp)
+            tp_i, fp_i = digits[:, 1 : 1 + 2 * c : 2], digits[:, 2 : 2 + 2 * c : 2]
+            d, rows = digits[:, -2:-1], digits[:, -1:]
             if negative:
                 q = (
                     (d - tp_i) / fn[k]
@@ -393,45 +415,27 @@ class _ClusteredPrevalence:
             else:
                 q = tp_i / tp[k] - d / n_pos[k][:, None] - fp_i / fp[k] - d / n_neg[k][:, None]
             # r_i = q_i + a rows_i, with q nonzero only on keys of the class.
-            terms = q**2 + 2 * q * rows[:, None] * a[k]
-            for c in range(self.n_clf):
-                var[:, c] += np.bincount(k, weights=terms[:, c], minlength=self.n_classes)
-        var += self.squared_rows * a**2
-        return var
+            out = np.zeros((k.shape[0], n_classes, c))
+            out[np.arange(k.shape[0]), k] = q**2 + 2 * q * rows * a[k]
+            return out.reshape(k.shape[0], -1)
 
-    def codes(self, block):
-        k = self.lookup[block.key_class]
-        keys = np.flatnonzero(k >= 0)
-        x = block.x[keys]
-        digits = [k[keys]]
-        for c in range(self.n_clf):
-            digits += [x[:, c, TP], x[:, c, FP]]
-        digits.append(x[:, 0, TP].astype(np.int64) + x[:, 0, FN])
-        return keys, group_codes(digits, self.radices)
-
-    def features(self, codes):
-        digits = group_digits(codes, self.radices)
-        n_features = 2 * self.n_clf + 1
-        out = np.zeros((digits.shape[0], self.n_classes, n_features))
-        out[np.arange(digits.shape[0]), digits[:, 0]] = digits[:, 1:]
-        return out.reshape(digits.shape[0], -1)
+        grouping = Grouping(radices, lambda block: self.codes(block, with_rows=True), terms)
+        var = group_sums(self.records, grouping, n_classes * c).reshape(n_classes, c)
+        return var + self.squared_rows * a**2
 
     def bootstrap(self, pi, n_resamples, rng, negative=False):
         """Updated PPV (NPV with `negative`) on bootstrap resamples, (R, n_classes, n_clf)."""
-        c = self.n_clf
-        n_features = 2 * c + 1
         sums, rows = resampled_group_sums(
             self.records,
             self,
-            self.n_classes * n_features,
+            self.n_classes * self.n_features,
             "bootstrap",
             n_resamples,
             rng,
             row_sums=True,
         )
-        s = sums.reshape(-1, self.n_classes, n_features)
-        tp, fp = s[..., 0 : 2 * c : 2], s[..., 1 : 2 * c : 2]
-        n_pos, n_rows = s[..., 2 * c], rows[:, :1]
+        tp, fp, n_pos = self._split(sums)
+        n_rows = rows[:, :1]
         with np.errstate(divide="ignore", invalid="ignore"):
             sens = tp / n_pos[..., None]
             fpr = fp / (n_rows - n_pos)[..., None]

@@ -20,6 +20,7 @@ import numpy as np
 
 from ._counts import TN, TP
 from ._marginal_model import _residual_products
+from ._units import group_codes, group_digits, group_sums
 
 __all__ = []
 
@@ -55,61 +56,91 @@ def bias_reduced_meat(counts, data=None):
 
 
 def _clustered_meat(data, M, P):
-    """The corrected meat from the records' keys, one block of records at a time."""
+    """The corrected meat from the records' keys, counted by groups of equal keys."""
     role, records = data.role, data.records
     n_classes, n_clf = M.shape
-    meat = np.zeros((n_classes, n_clf, n_clf))
-
-    def add(k, t, f, sign=1.0):
-        # u_ic = g_ic s_ic for the keys' classes k.
-        m = t + f
-        u = (t - m * P[k]) * M[k] / (M[k] - m)
-        for c in range(n_clf):
-            for d in range(c, n_clf):
-                weights = sign * u[:, c] * u[:, d]
-                meat[:, c, d] += np.bincount(k, weights=weights, minlength=n_classes)
-
     if role.pooled:
-        # Accuracy's one pseudo-class: every record's rows, right (the TP
-        # of its keys) or wrong.
-        for block in records.key_blocks():
-            n = block.record_rows.shape[0]
-            correct = np.stack(
-                [
-                    np.bincount(block.key_record, weights=block.x[:, c, TP], minlength=n)
-                    for c in range(n_clf)
-                ],
-                axis=-1,
-            )
-            rows = block.record_rows.astype(float)[:, None]
-            add(np.zeros(n, dtype=np.intp), correct, rows - correct)
-        return _symmetric(meat)
-    lookup = np.full(records.n_values, -1)
-    lookup[data.class_codes] = np.arange(n_classes)
-    for block in records.key_blocks():
-        k = lookup[block.key_class]
-        keep = np.flatnonzero(k >= 0)
-        k, x = k[keep], block.x[keep].astype(float)
-        rows = block.record_rows[block.key_record[keep]].astype(float)
-        x = np.concatenate([x, (rows[:, None] - x.sum(axis=-1))[..., None]], axis=-1)
-        add(k, x[..., role.success], x[..., role.failure])
-        if role.success == TN:
-            # Take back the touched records' share of the term below.
-            touched = np.broadcast_to(rows[:, None], (rows.shape[0], n_clf))
-            add(k, touched, np.zeros_like(touched), sign=-1.0)
-    meat = _symmetric(meat)
+        return _pooled_meat(records, M, P)
+    grouping = _MeatGrouping(data, M, P)
+    meat = group_sums(records, grouping, n_classes * n_clf * n_clf)
+    meat = meat.reshape(n_classes, n_clf, n_clf)
     if role.success == TN:
         # NPV and specificity: a record that does not touch the class is in
         # the model with all its R_i rows, every one a success. Sum that
         # over all records by their distinct numbers of rows (the touched
-        # records' share was taken back above).
+        # records' share is taken back in their groups' features).
         sizes, n_with = np.unique(records.record_rows(), return_counts=True)
         u_all = sizes * (1 - P)[..., None] * M[..., None] / (M[..., None] - sizes)
         meat += np.einsum("kcv,kdv,v->kcd", u_all, u_all, n_with)
     return meat
 
 
-def _symmetric(meat):
-    """The full matrices from their upper triangles."""
-    upper = np.triu(np.ones(meat.shape[-2:], dtype=bool))
-    return np.where(upper, meat, np.swapaxes(meat, -1, -2))
+class _MeatGrouping:
+    """Keys grouped by class, success and failure rows per classifier (and rows).
+
+    A key's term ``u_c u_d`` of the meat depends on nothing else
+    (:func:`.._units.group_sums`).
+    """
+
+    def __init__(self, data, M, P):
+        self.role, self.M, self.P = data.role, M, P
+        n_classes, n_clf = M.shape
+        self.lookup = np.full(data.records.n_values, -1, dtype=np.int64)
+        self.lookup[data.class_codes] = np.arange(n_classes)
+        self.with_rows = TN in (self.role.success, self.role.failure)
+        base = data.records.max_rows + 1
+        self.radices = [n_classes] + [base] * (2 * n_clf + self.with_rows)
+
+    def codes(self, block):
+        k = self.lookup[block.key_class]
+        keys = np.flatnonzero(k >= 0)
+        x = block.x[keys]
+        rows = block.record_rows[block.key_record[keys]].astype(np.int64)
+        digits = [k[keys]]
+        for c in range(x.shape[1]):
+            for category in (self.role.success, self.role.failure):
+                if category == TN:
+                    digits.append(rows - x[:, c].sum(axis=-1, dtype=np.int64))
+                else:
+                    digits.append(x[:, c, category])
+        if self.with_rows:
+            digits.append(rows)
+        return keys, group_codes(digits, self.radices)
+
+    def features(self, codes):
+        digits = group_digits(codes, self.radices).astype(float)
+        n_groups = digits.shape[0]
+        k = digits[:, 0].astype(np.intp)
+        n_classes, n_clf = self.M.shape
+        t, f = digits[:, 1 : 1 + 2 * n_clf : 2], digits[:, 2 : 2 + 2 * n_clf : 2]
+        M, P = self.M[k], self.P[k]
+        m = t + f
+        u = (t - m * P) * M / (M - m)
+        products = u[:, :, None] * u[:, None, :]
+        if self.role.success == TN:
+            # The touched records' share of the untouched records' term.
+            rows = digits[:, -1:]
+            u_rows = rows * (1 - P) * M / (M - rows)
+            products -= u_rows[:, :, None] * u_rows[:, None, :]
+        out = np.zeros((n_groups, n_classes, n_clf, n_clf))
+        out[np.arange(n_groups), k] = products
+        return out.reshape(n_groups, -1)
+
+
+def _pooled_meat(records, M, P):
+    """Accuracy's one pseudo-class: every record's rows, right (the TP of its keys) or wrong."""
+    n_clf = M.shape[1]
+    meat = np.zeros((1, n_clf, n_clf))
+    for block in records.key_blocks():
+        n = block.record_rows.shape[0]
+        t = np.stack(
+            [
+                np.bincount(block.key_record, weights=block.x[:, c, TP], minlength=n)
+                for c in range(n_clf)
+            ],
+            axis=-1,
+        )
+        m = block.record_rows.astype(float)[:, None]
+        u = (t - m * P[0]) * M[0] / (M[0] - m)
+        meat[0] += u.T @ u
+    return meat

@@ -508,6 +508,26 @@ _MAX_TABLE_CODES = 2**20
 _MAX_GROUPS = 2**14
 
 
+class Grouping(NamedTuple):
+    """How keys are grouped: what :func:`resampled_group_sums` and :func:`group_sums` read.
+
+    Attributes
+    ----------
+    radices : list of int
+        The range of each digit of a group code (:func:`group_codes`).
+    codes : callable
+        ``codes(block)`` for a :class:`KeyBlock` returns ``(keys, codes)``:
+        the indices of the keys that count and their group codes.
+    features : callable
+        ``features(codes)`` returns the features of groups, shape
+        ``(n_groups, n_features)``.
+    """
+
+    radices: list
+    codes: object
+    features: object
+
+
 def group_codes(digits, radices):
     """One code per key from its small-integer digits.
 
@@ -611,6 +631,33 @@ class _GroupCounts:
         return codes, counts
 
 
+def group_sums(records, grouping, n_features, classifiers=None):
+    """Sums over every key of per-key features, counted by groups of keys.
+
+    What :func:`resampled_group_sums` gives for the sample itself (every
+    record once), without resampling: one count per group and the
+    features once per group.
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+    """
+    sums = np.zeros(n_features)
+    groups = _GroupCounts(grouping.radices, 1)
+    for block in records.key_blocks(classifiers):
+        keys, codes = grouping.codes(block)
+        groups.add(
+            groups.ids(codes), block.key_record[keys], np.ones((block.record_rows.shape[0], 1))
+        )
+        if groups.n > _MAX_GROUPS:
+            codes, counts = groups.pop()
+            sums += counts[:, 0] @ grouping.features(codes)
+    codes, counts = groups.pop()
+    if codes.shape[0]:
+        sums += counts[:, 0] @ grouping.features(codes)
+    return sums
+
+
 def _bernoulli_weights(rng, n_records, n_resamples):
     """0/1 weights with probability 1/2, shape (n_records, n_resamples), int16.
 
@@ -630,14 +677,20 @@ def _bootstrap_weights(rng, n_records, drawn):
 
     ``drawn[r]`` draws fall among these records in resample ``r``; each is
     one of them uniformly (the rest of a multinomial over all records,
-    given how many fall in this block).
+    given how many fall in this block). Drawn a few resamples at a time,
+    so that the draws take no more memory than the weights.
     """
     n_resamples = drawn.shape[0]
-    picks = rng.integers(0, n_records, size=int(drawn.sum()))
-    picks += np.repeat(np.arange(n_resamples) * n_records, drawn)
-    counts = np.bincount(picks, minlength=n_resamples * n_records)
     dtype = np.int16 if drawn.max(initial=0) < 2**15 else np.int32
-    return np.ascontiguousarray(counts.reshape(n_resamples, n_records).T, dtype=dtype)
+    weights = np.empty((n_records, n_resamples), dtype=dtype)
+    step = max(1, 2**20 // max(n_records, 1))
+    for first in range(0, n_resamples, step):
+        part = drawn[first : first + step]
+        picks = rng.integers(0, n_records, size=int(part.sum()), dtype=np.int64)
+        picks += np.repeat(np.arange(part.shape[0]) * n_records, part)
+        counts = np.bincount(picks, minlength=part.shape[0] * n_records)
+        weights[:, first : first + step] = counts.reshape(part.shape[0], n_records).T
+    return weights
 
 
 def resampled_group_sums(
