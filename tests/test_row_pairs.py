@@ -168,20 +168,12 @@ def test_a_comparison_does_not_depend_on_the_path(compare, layout, monkeypatch):
 @pytest.mark.parametrize("layout", ["repeats", "blocks that miss a record"])
 def test_stacked_repeats_of_the_records(layout):
     # Repeated cross-validation lists every record once per repeat, each
-    # repeat in its own order; blocks of n_records rows that are not such
-    # repeats take the rounds.
+    # repeat in its own order; the rows of a record are spread out.
     rng = np.random.default_rng(4)
     n_records, repeats = 50, 4
     records = np.concatenate([rng.permutation(n_records) for _ in range(repeats)])
     if layout != "repeats":
         records[[3, 60]] = records[[60, 3]]  # two blocks each miss a record
-        assert _row_pairs._repeat_slots(records.astype(np.uint16), records, n_records) is None
-    else:
-        slots = _row_pairs._repeat_slots(np.arange(200, dtype=np.uint16), records, n_records)
-        for b in range(repeats):  # slot b holds the row of repeat b
-            np.testing.assert_array_equal(
-                slots[records[b * 50 : (b + 1) * 50], b], np.arange(50) + 50 * b
-            )
     y, a, b = (rng.integers(0, 3, records.shape[0]) for _ in range(3))
     categories, pooled, _ = _row_pairs.pair_statistics(_encoded(y, [a, b], 3), records, n_records)
     general = clustered_statistics(y, [a, b], records, n_records, 3)

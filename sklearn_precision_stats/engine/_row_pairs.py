@@ -12,11 +12,12 @@ of rows of one record per pair of cells.
 With few cells and records of a few rows, each record's rows are laid
 side by side in *slots* (:func:`record_slots`) and both tables are
 bincounts: a few passes over the rows with no grouping by (record, class).
-The slots are a reshape of the rows when each record's rows are together
-(predictions stored record by record, e.g. test-time augmentation), one
-block of rows per slot for stacked repeats of the records, and otherwise
-filled one row per record a round. Many cells (classes and classifiers) or
-large records take the general path.
+The slots are a reshape of the rows when the records come in order with
+the same rows each (predictions stored record by record, e.g. test-time
+augmentation); in any other order (stacked repeats of cross-validation,
+shuffled rows) one sort of packed (record, cell) keys brings each record's
+rows together. Many cells (classes and classifiers) or large records take
+the general path.
 """
 
 import numpy as np
@@ -101,9 +102,9 @@ def record_slots(cells, record_codes, n_records, fill):
     Returns
     -------
     slots : ndarray of shape (n_records, m), or None
-        Row ``r`` holds the cells of record ``r``'s rows (in their order
-        when they are contiguous), then `fill`. None when the pairs of
-        slots would cost more than a few passes over the rows.
+        Row ``r`` holds the cells of record ``r``'s rows, then `fill`. None
+        when the pairs of slots would cost more than a few passes over the
+        rows.
     """
     n = cells.shape[0]
     m = n // n_records
@@ -112,78 +113,28 @@ def record_slots(cells, record_codes, n_records, fill):
     # records_in_order accepts (n_records increasing codes below n_records).
     if m * n_records == n and (record_codes is None or records_in_order(record_codes) == m):
         return cells.reshape(n_records, m) if _few_pairs(m, n_records, n) else None
-    starts = np.flatnonzero(record_codes[1:] != record_codes[:-1]) + 1
-    if starts.shape[0] + 1 != n_records:
-        return _scattered_slots(cells, record_codes, n_records, fill)
-    starts = np.concatenate([[0], starts])
+    # Any other order (stacked repeats, shuffled rows, runs out of order):
+    # one sort of (record, cell) keys packed in an unsigned integer puts
+    # each record's rows together. The order of a record's rows does not
+    # matter to the sums over its pairs, and NumPy sorts such keys with
+    # vectorised code (10^7 keys of 32 bits in about 0.1 s).
+    bits = int(fill).bit_length()
+    key_type = np.uint32 if (n_records << bits) <= 2**32 else np.uint64
+    keys = np.left_shift(record_codes, bits, dtype=np.intp).astype(key_type)
+    keys |= cells.astype(key_type)
+    keys.sort()
+    record = keys >> key_type(bits)
+    starts = np.flatnonzero(np.concatenate([[True], record[1:] != record[:-1]]))
     lengths = np.diff(np.append(starts, n))
     m = int(lengths.max())
     if not _few_pairs(m, n_records, n):
         return None
-    run_record = record_codes[starts]
+    ordered = (keys & key_type((1 << bits) - 1)).astype(cells.dtype)
     if lengths.min() == m:
-        runs = cells.reshape(n_records, m)
-    else:
-        runs = np.full((n_records, m), fill, dtype=cells.dtype)
-        run = np.repeat(np.arange(n_records), lengths)
-        runs[run, np.arange(n) - np.repeat(starts, lengths)] = cells
-    if np.array_equal(run_record, np.arange(n_records)):
-        return runs
-    slots = np.empty_like(runs)
-    slots[run_record] = runs
-    return slots
-
-
-def _scattered_slots(cells, record_codes, n_records, fill):
-    """:func:`record_slots` for records whose rows are spread out (stacked repeats).
-
-    Each round gives every record still holding rows one more slot: each
-    remaining row writes its position to its record's entry of a scratch
-    array, and the rows whose position stayed there (one per record,
-    whichever write NumPy keeps) take the round's slot. No sort; as many
-    rounds as the largest record has rows.
-    """
-    n = cells.shape[0]
-    slots = _repeat_slots(cells, record_codes, n_records)
-    if slots is not None:
-        return slots
-    m = int(np.bincount(record_codes, minlength=n_records).max())
-    if not _few_pairs(m, n_records, n):
-        return None
+        return ordered.reshape(n_records, m)
     slots = np.full((n_records, m), fill, dtype=cells.dtype)
-    scratch = np.empty(n_records, dtype=np.intp)
-    rows = np.arange(n)
-    records = record_codes
-    for slot in range(m):
-        scratch[records] = rows
-        won = scratch[records] == rows
-        slots[records[won], slot] = cells[rows[won]]
-        lost = ~won
-        rows, records = rows[lost], records[lost]
-    return slots
-
-
-def _repeat_slots(cells, record_codes, n_records):
-    """Slots of rows that are repeats of the records, each repeat in its own order.
-
-    Stacked predictions of repeated cross-validation list every record
-    once per repeat: when each block of ``n_records`` rows holds every
-    record once, block ``b`` fills slot ``b`` directly. None otherwise.
-    """
-    n = cells.shape[0]
-    m = n // n_records
-    if m * n_records != n or not _few_pairs(m, n_records, n):
-        return None
-    blocks = record_codes.reshape(m, n_records)
-    seen = np.empty(n_records, dtype=bool)
-    for block in blocks:
-        seen[:] = False
-        seen[block] = True
-        if not seen.all():  # n_records rows that miss a record: not a repeat
-            return None
-    slots = np.empty((n_records, m), dtype=cells.dtype)
-    for b, (block, block_cells) in enumerate(zip(blocks, cells.reshape(m, n_records), strict=True)):
-        slots[block, b] = block_cells
+    record = record.astype(np.intp)
+    slots[record, np.arange(n) - starts[record]] = ordered
     return slots
 
 
