@@ -119,14 +119,6 @@ def test_string_containers_agree(kind):
     assert enc.values[enc.order].astype(str).tolist() == sorted(set(y) | set(p))
 
 
-def test_string_bucket_collisions_fall_back_exactly(monkeypatch):
-    # One bucket: every pair of different labels collides.
-    monkeypatch.setattr(_labels, "_STRING_BUCKETS", 1)
-    y = np.array(["b", "a", "c", "a", "b"])
-    (code,), enc = encode_labels(y)
-    np.testing.assert_array_equal(enc.values[code], y)
-
-
 def test_codes_are_stable_across_chunks():
     rng = np.random.default_rng(2)
     full = rng.integers(0, 6, 1000)

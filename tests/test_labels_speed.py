@@ -48,7 +48,6 @@ def _no_object_factorize(monkeypatch):
     [
         [f"class_{k}" for k in range(10)],
         [f"class_{k}" for k in range(12)],  # "class_1" and "class_10": a trailing NUL varies
-        ["cat", "dog", "bird", "émeu", "", "a much longer class name"],
         ["setosa", "versicolor", "virginica"],
         ["b", "a"],
         ["same"],
@@ -95,14 +94,14 @@ def test_big_endian_strings():
     assert values.tolist() == ["ab", "b", "ca"]
 
 
-def test_too_many_combinations_fall_back_to_buckets(monkeypatch):
+def test_too_many_combinations_fall_back_to_pandas(monkeypatch):
     monkeypatch.setattr(_labels, "_MAX_STRING_KEYS", 1)
     rng = np.random.default_rng(2)
     labels = np.array(["alpha", "beta", "gamma", "delta"])
     _check([labels[rng.integers(0, 4, 500)], labels[rng.integers(0, 3, 500)]])
-    # and the exact pandas fallback when buckets collide
-    monkeypatch.setattr(_labels, "_STRING_BUCKETS", 1)
-    _check([labels[rng.integers(0, 4, 500)]])
+    # Labels that differ in many characters, of many lengths.
+    labels = np.array(["cat", "dog", "bird", "émeu", "", "a much longer class name"])
+    _check([labels[rng.integers(0, 6, 5000)] for _ in range(3)])
 
 
 def test_labels_missed_by_the_sample_and_absent_keys():
@@ -183,20 +182,27 @@ def _joint_reference(arrays):
     return table, values
 
 
+def _encoded_table(arrays):
+    """The joint table of the encoder's codes, and its values."""
+    codes, values = encode_sorted(*arrays)
+    table = np.zeros((values.shape[0],) * len(arrays), dtype=np.intp)
+    np.add.at(table, tuple(codes), 1)
+    return table, values
+
+
 @pytest.mark.parametrize(
-    "names, counted",
+    "names",
     [
-        ([f"class_{k}" for k in range(10)], True),
-        (["b", "a"], True),
-        (["same"], True),
-        (["x😀", "y😀", "z😀"], True),
-        # Keys over sparse spans ("class_10" varies in two columns) would
-        # make a table of 500**3 cells: the general path encodes them.
-        ([f"class_{k}" for k in range(12)], False),
-        (["cat", "dog", "bird", "émeu", "", "a much longer class name"], False),
+        [f"class_{k}" for k in range(10)],
+        ["b", "a"],
+        ["same"],
+        ["x😀", "y😀", "z😀"],
+        # Keys over sparse spans ("class_10" varies in two columns).
+        [f"class_{k}" for k in range(12)],
+        ["cat", "dog", "bird", "émeu", "", "a much longer class name"],
     ],
 )
-def test_string_joint_table_matches_numpy_unique(names, counted):
+def test_string_tables_match_numpy_unique(names):
     rng = np.random.default_rng(0)
     labels = np.array(names)
     # Different widths per array, and a class that only some arrays hold.
@@ -206,40 +212,30 @@ def test_string_joint_table_matches_numpy_unique(names, counted):
         labels[rng.integers(0, max(len(names) - 1, 1), 5000)].astype(wider),
         labels[rng.integers(0, len(names), 5000)][::-1],
     ]
-    result = _tables.string_joint_table(arrays, 2**20)
-    assert (result is not None) == counted
-    if counted:
-        table, values = result
-        expected_table, expected_values = _joint_reference(arrays)
-        np.testing.assert_array_equal(table, expected_table)
-        assert values.tolist() == expected_values.tolist()
-        # The values are those the general encoder gives (same dtype too).
-        assert values.dtype == encode_sorted(*arrays)[1].dtype
+    table, values = _encoded_table(arrays)
+    expected_table, expected_values = _joint_reference(arrays)
+    np.testing.assert_array_equal(table, expected_table)
+    assert values.tolist() == expected_values.tolist()
 
 
-def test_string_joint_table_when_the_sample_misses_a_character():
+def test_string_table_when_the_sample_misses_a_character():
     n = 100_000
     y = np.full(n, "class_1")
     a = np.full(n, "class_1")
     y[3] = "class_2"  # not in the sample of every (n // 4096)-th row
     a[5] = "clasz_1"  # varies in a column that is constant in the sample
     a[7] = "class_10"  # a longer label: the trailing NUL varies
-    table, values = _tables.string_joint_table([y, a], 2**20)
+    table, values = _encoded_table([y, a])
     expected_table, expected_values = _joint_reference([y, a])
     np.testing.assert_array_equal(table, expected_table)
     assert values.tolist() == expected_values.tolist()
 
 
-def test_string_joint_table_declines_what_it_does_not_count():
+def test_big_endian_string_table():
     rng = np.random.default_rng(3)
-    labels = np.array(["alpha", "beta", "gamma", "delta"])
-    y, a = labels[rng.integers(0, 4, 300)], labels[rng.integers(0, 4, 300)]
-    assert _tables.string_joint_table([y, a], 3) is None  # too many cells
-    assert _tables.string_joint_table([y, a.astype(object)], 2**20) is None
-    assert _tables.string_joint_table([y[:0], a[:0]], 2**20) is None
     labels = np.array(["k1", "k2", "k3"])
     y, a = labels[rng.integers(0, 3, 300)], labels[rng.integers(0, 3, 300)]
-    big_endian = _tables.string_joint_table([y.astype(">U2"), a], 2**20)
+    big_endian = _encoded_table([y.astype(">U2"), a])
     np.testing.assert_array_equal(big_endian[0], _joint_reference([y, a])[0])
 
 
@@ -305,18 +301,18 @@ def test_pandas_categorical_and_string_labels_give_the_numpy_results(kind, metri
         assert tests[0].pvalue == tests[1].pvalue
 
 
-def test_factorized_joint_table_counts_codes_and_declines_missing_labels():
+def test_categorical_joint_table_counts_codes_and_declines_missing_labels():
     y = pd.Categorical(["b", "a", "b", "c"], categories=["c", "b", "a", "unused"])
-    a = pd.array(["a", "a", "b", "d"], dtype="string")
-    table, values = _tables.factorized_joint_table([y, a], 2**20, ["y_true", "y_preds['a']"])
+    a = pd.Categorical(["a", "a", "b", "d"])
+    table, values = _tables.categorical_joint_table([y, a], 2**20, ["y_true", "y_preds['a']"])
     expected, expected_values = _joint_reference([np.asarray(y), np.asarray(a, dtype=str)])
     assert values.tolist() == ["a", "b", "c", "d", "unused"]
     np.testing.assert_array_equal(table[:4, :4], expected)
     assert table[4].sum() == table[:, 4].sum() == 0
-    missing = pd.array(["a", None, "b", "d"], dtype="string")
-    assert _tables.factorized_joint_table([y, missing], 2**20) is None
-    assert _tables.factorized_joint_table([y, np.asarray(a, dtype=str)], 2**20) is None
-    assert _tables.factorized_joint_table([y, a], 3) is None
+    missing = pd.Categorical(["a", None, "b", "d"])
+    assert _tables.categorical_joint_table([y, missing], 2**20) is None
+    assert _tables.categorical_joint_table([y, pd.array(["a", "a", "b", "d"])], 2**20) is None
+    assert _tables.categorical_joint_table([y, a], 3) is None
 
 
 @pytest.mark.parametrize("dtype", ["category", "string", "str"])
@@ -329,33 +325,17 @@ def test_missing_pandas_labels_are_named_by_row(dtype):
         compare_precision(y, {"a": a, "b": y})
 
 
-def test_object_joint_table_matches_numpy_unique():
+def test_object_table_matches_numpy_unique():
     rng = np.random.default_rng(9)
     labels = np.array(["cat", "dog", "émeu", "a much longer label"], dtype=object)
     arrays = [labels[rng.integers(0, 4, 70_000)] for _ in range(3)]
     # Equal labels held by different objects (strings made one by one).
     cats = np.array(["".join(["c", "at"]) for _ in range(3)], dtype=object)
     arrays[2][::7] = cats[np.arange(arrays[2][::7].shape[0]) % 3]
-    table, values = _tables.object_joint_table(arrays, 2**20)
+    table, values = _encoded_table(arrays)
     expected, expected_values = _joint_reference([a.astype(str) for a in arrays])
     assert values.tolist() == expected_values.tolist()
     np.testing.assert_array_equal(table, expected)
-
-
-def test_object_joint_table_declines_what_it_does_not_count():
-    rng = np.random.default_rng(10)
-    labels = np.array(["a", "b", "c"], dtype=object)
-    y, a = labels[rng.integers(0, 3, 50_000)], labels[rng.integers(0, 3, 50_000)]
-    rare = a.copy()
-    rare[12_346] = "".join(["z", "z"])  # an object the sample of rows misses
-    assert _tables.object_joint_table([y, rare], 2**20) is None
-    missing = a.copy()
-    missing[4] = None
-    assert _tables.object_joint_table([y, missing], 2**20) is None
-    assert _tables.object_joint_table([y, a.astype(str)], 2**20) is None
-    assert _tables.object_joint_table([y, a], 8) is None
-    words = np.array([f"w{i}" for i in range(50_000)], dtype=object)  # one object per row
-    assert _tables.object_joint_table([words, words], 2**40) is None
 
 
 def test_rare_and_missing_objects_through_compare():
@@ -374,7 +354,7 @@ def test_rare_and_missing_objects_through_compare():
 
 
 @pytest.mark.parametrize("rare", ["z", "Z", "zz"])
-def test_string_joint_table_when_a_rare_label_falls_outside_the_guess(rare):
+def test_string_table_when_a_rare_label_falls_outside_the_guess(rare):
     # The sample guesses one varying character spanning "a" .. "c": a rare
     # label above ("z"), below ("Z") or longer ("zz") makes keys outside
     # that range in the first pass, which the second pass recounts.
@@ -383,7 +363,7 @@ def test_string_joint_table_when_a_rare_label_falls_outside_the_guess(rare):
     y = labels[rng.integers(0, 3, 50_000)]
     a = labels[rng.integers(0, 3, 50_000)]
     a[12_346] = rare
-    table, values = _tables.string_joint_table([y, a], 2**20)
+    table, values = _encoded_table([y, a])
     expected, expected_values = _joint_reference([y, a])
     assert values.tolist() == expected_values.tolist()
     np.testing.assert_array_equal(table, expected)

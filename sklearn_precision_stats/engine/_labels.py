@@ -15,11 +15,9 @@ How each kind of input is encoded (O(n), no sort of the records):
   positions where the labels differ, read as the digits of one mixed-radix
   integer (the other positions are checked to be the same in every row),
   which is a collision-free key: ``"class_0"`` .. ``"class_9"`` cost one
-  pass over the characters. Labels that differ in too many positions for
-  one 64-bit key (e.g. random ids) are hashed into buckets and verified
-  against one representative per bucket (a collision falls back to
-  pandas). Turning such arrays into Python objects first would cost more
-  than the rest;
+  pass over the characters, where turning them into Python objects for
+  pandas would cost 20x more. Labels that differ in too many positions for
+  one 64-bit key (e.g. random ids) go to :func:`pandas.factorize`;
 * object arrays of a few shared objects (a classifier's
   ``classes_[indices]``): a small table keyed by the objects' addresses,
   every row verified against its slot;
@@ -49,8 +47,6 @@ __all__ = []
 # Integer labels spanning at most this many values (or as many as the rows
 # of the chunk) are encoded through a lookup table indexed by ``label - min``.
 _MAX_DIRECT_RANGE = 2**16
-# Hash buckets of the fixed-width string path.
-_STRING_BUCKETS = 2**16
 # Fixed-width strings whose varying characters allow more combinations than
 # this are hashed into buckets instead of read as one mixed-radix key.
 _MAX_STRING_KEYS = 2**62
@@ -474,6 +470,10 @@ class StreamingLabelEncoder:
         return self._encode_local(indices, dictionary, name)
 
     def _encode_fixed_strings(self, arr, name):
+        # Hand-written (mixed-radix keys of the varying characters): 20x
+        # faster than pandas.factorize, which makes a Python object of every
+        # row first, on 10^6 rows of "class_k" labels; 5x on words of
+        # different lengths (benchmarks/bench_architecture.py).
         self._set_kind("str", name)
         n = arr.shape[0]
         if n == 0:
@@ -491,7 +491,10 @@ class StreamingLabelEncoder:
         retry = _confirmed_scan(scan)
         n_keys = (scan if retry is None else retry).n_keys
         if n_keys > _MAX_STRING_KEYS:
-            return self._encode_strings_by_buckets(arr, chars, name)
+            # Labels differing in many characters (e.g. random ids): pandas'
+            # hash table.
+            codes, uniques = pd.factorize(arr)
+            return self._encode_local(codes, uniques, name)
         if retry is not None:  # the sample missed a character: again
             scan = retry
             _scan_strings(scan, key)
@@ -516,30 +519,6 @@ class StreamingLabelEncoder:
         # In place: each row's key is read before its code is written.
         return np.take(lut, key, out=key, mode="clip")
 
-    def _encode_strings_by_buckets(self, arr, chars, name):
-        """Fixed-width strings of many varying characters (e.g. record ids)."""
-        n, width = chars.shape
-        # A multiplicative hash of the characters (a dot product with odd
-        # weights, wrapping mod 2^32): one vectorised pass; exactness comes
-        # from the check against each bucket's representative below.
-        h = chars @ _string_weights(width)
-        h ^= h >> np.uint32(16)
-        bucket = (h & np.uint32(_STRING_BUCKETS - 1)).astype(np.intp)
-        del h
-        representative = np.empty(_STRING_BUCKETS, dtype=np.intp)
-        # Any row of a bucket is a valid representative: the check below
-        # compares every row with its bucket's one.
-        representative[bucket] = np.arange(n)
-        used = np.zeros(_STRING_BUCKETS, dtype=bool)
-        used[bucket] = True
-        local = np.cumsum(used) - 1
-        codes = local[bucket]
-        uniques = arr[representative[used]]
-        if not np.array_equal(chars, uniques.view(np.uint32).reshape(-1, width)[codes]):
-            # Two different labels share a bucket: use pandas' hash table.
-            codes, uniques = pd.factorize(arr.astype(object))
-        return self._encode_local(codes, uniques, name)
-
     def _encode_objects(self, arr, name):
         codes = self._encode_shared_objects(arr, name)
         if codes is not None:
@@ -548,6 +527,9 @@ class StreamingLabelEncoder:
         return self._encode_local(codes, uniques, name)
 
     def _encode_shared_objects(self, arr, name):
+        # Hand-written (a table of object addresses): 8x faster than
+        # pandas.factorize of the object array on 10^6 rows of a
+        # classifier's classes_[indices] (benchmarks/bench_architecture.py).
         """Codes of an object array holding few distinct objects, or None.
 
         Every row is looked up in the :class:`_SharedObjects` table of a
@@ -804,14 +786,6 @@ def _scan_strings(scan, key):
     for start in range(0, n, scan.rows):
         stop = min(start + scan.rows, n)
         scan.scan(start, stop, key[start:stop])
-
-
-def _string_weights(width):
-    """Fixed odd multipliers, one per character position."""
-    rng = np.random.default_rng(width)
-    return (rng.integers(0, 2**31, width, dtype=np.uint32) * np.uint32(2) + np.uint32(1)).astype(
-        np.uint32
-    )
 
 
 def _offsets(arr, lo):

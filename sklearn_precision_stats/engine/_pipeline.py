@@ -44,11 +44,9 @@ from ._roles import get_role
 from ._row_pairs import pair_statistics, records_in_order
 from ._tables import (
     _MAX_TABLE_CELLS,
-    factorized_joint_table,
+    categorical_joint_table,
     integer_joint_table,
     joint_table,
-    object_joint_table,
-    string_joint_table,
 )
 from ._units import StoredRecords
 
@@ -165,20 +163,18 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_row
 def fused_joint_table(arrays, names=None):
     """The joint table counted straight from the labels, or None.
 
-    Each kind of label that can be read into a small table without a code
-    per row has one implementation (:mod:`._tables`); the first that
-    applies gives ``(values, table)``, the sorted labels and the table over
-    them.
+    Integer and categorical labels are counted without a code per row
+    (:mod:`._tables`); ``(values, table)`` are the sorted labels and the
+    table over them.
     """
     table = integer_joint_table(arrays, _MAX_TABLE_CELLS)
     if table is not None:
         dtype = np.result_type(*[a.dtype for a in arrays])
         return np.arange(table.shape[0]).astype(dtype), table
-    for count in (string_joint_table, object_joint_table, factorized_joint_table):
-        fused = count(arrays, _MAX_TABLE_CELLS, names)
-        if fused is not None:
-            table, values = fused
-            return values, table
+    fused = categorical_joint_table(arrays, _MAX_TABLE_CELLS, names)
+    if fused is not None:
+        table, values = fused
+        return values, table
     return None
 
 

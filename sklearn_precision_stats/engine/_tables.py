@@ -2,19 +2,17 @@
 
 With one row per record every statistic of a comparison is a function of
 the joint table of (true label, prediction of each classifier): a record
-adds one to one cell. When the table is small it is counted straight from
-the labels, without writing a code per row first:
+adds one to one cell, so the table is one :func:`numpy.bincount` of each
+row's joint code (:func:`joint_table`, from the codes of :mod:`._codes`).
 
-* :func:`integer_joint_table`: non-negative integer (or bool) labels, used
-  as their own codes;
-* :func:`string_joint_table`: fixed-width NumPy strings, through the
-  mixed-radix keys of :class:`._labels._StringScan`;
-* :func:`object_joint_table`: object arrays of a few shared objects
-  (a classifier's ``classes_[indices]``), through
-  :class:`._labels._SharedObjects`;
-* :func:`factorized_joint_table`: pandas categoricals and string arrays,
-  from their codes;
-* :func:`joint_table`: label codes from :mod:`._codes`, any kind.
+Two kinds of labels are counted straight into a small table, without a
+code per row first, because it pays (benchmarks/bench_architecture.py):
+
+* :func:`integer_joint_table`: non-negative integers (or bools), used as
+  their own codes; 1.5x faster than encoding then counting at 10^7 rows, and
+  what keeps a comparison within 3x of one bincount pass;
+* :func:`categorical_joint_table`: pandas categoricals, from their codes;
+  2.8x faster than encoding their labels.
 
 Each returns None when it does not apply; the caller then encodes the labels
 (:func:`._codes.encode_predictions`) and counts the codes.
@@ -26,13 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._codes import EncodedPredictions
-from ._labels import (
-    _OBJECT_ROWS,
-    _confirmed_scan,
-    _guessed_scan,
-    _SharedObjects,
-    encode_sorted,
-)
+from ._labels import encode_sorted
 
 __all__ = []
 
@@ -200,66 +192,18 @@ def _trim_table(table):
     return np.ascontiguousarray(table[(slice(0, size),) * table.ndim])
 
 
-def object_joint_table(arrays, max_cells, names=None):
-    """Joint table of object labels of a few shared objects, counted while they are read.
+def categorical_joint_table(arrays, max_cells, names=None):
+    """Joint table of pandas categorical labels, from their codes.
 
-    The object counterpart of :func:`string_joint_table`: each array's
-    codes (:class:`_SharedObjects`) are computed slice by slice, the slices'
-    joint codes counted at once, and only the table's axes mapped to the
-    sorted labels.
-
-    Returns
-    -------
-    (table, values) as :func:`string_joint_table`, or None when some array
-    is not a 1-D object array of a few shared objects, an object is missing
-    from the sample of rows or a label is missing (the general path then
-    encodes them), or the table would exceed `max_cells` cells.
-    """
-    if not all(isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype == object for a in arrays):
-        return None
-    tables = []
-    for arr in arrays:
-        shared = _SharedObjects.of(arr)
-        if shared is None:
-            return None
-        tables.append(shared)
-    sizes = [t.objects.shape[0] for t in tables]
-    n_cells = math.prod(sizes)
-    if n_cells > max_cells:
-        return None
-    n = arrays[0].shape[0]
-    code = np.empty(min(n, _OBJECT_ROWS), dtype=np.intp)
-    joint = np.empty(min(n, _OBJECT_ROWS), dtype=np.intp)
-    table = np.zeros(n_cells, dtype=np.intp)
-    for start in range(0, n, _OBJECT_ROWS):
-        stop = min(start + _OBJECT_ROWS, n)
-        out = joint[: stop - start]
-        for i, (shared, size) in enumerate(zip(tables, sizes, strict=True)):
-            if i:
-                out *= size
-            if shared.codes(start, stop, out if i == 0 else code[: stop - start]).size:
-                return None  # an object the sample missed: the general path
-            if i:
-                out += code[: stop - start]
-        table += np.bincount(out, minlength=n_cells)
-    return _table_over_labels(table.reshape(sizes), [t.objects for t in tables], names)
-
-
-def string_joint_table(arrays, max_cells, names=None):
-    """Joint table of fixed-width string labels, counted while they are read.
-
-    The string counterpart of :func:`._counts.integer_joint_table`: every
-    array's mixed-radix key (:class:`_StringScan`) is computed slice by
-    slice, the slices' joint keys counted at once, and only the table's
-    axes are mapped to the sorted labels, so no per-row code array is
-    written. A sample that misses a varying character costs one more pass.
+    The codes are counted as integer labels (:func:`integer_joint_table`),
+    and only the table's axes are mapped to the sorted labels.
 
     Parameters
     ----------
-    arrays : list of ndarray
+    arrays : list
         Truth, then each classifier's predictions, of one length.
     max_cells : int
-        The largest table (in keys) counted this way.
+        The largest table (in categories per array) counted this way.
     names : list of str, default=None
         Argument names for the encoder's messages.
 
@@ -267,84 +211,17 @@ def string_joint_table(arrays, max_cells, names=None):
     -------
     table : ndarray of intp, shape (K,) * len(arrays)
         Records per (truth, pred_1, ..., pred_C) cell, labels sorted.
-    values : ndarray of str, shape (K,)
-        The labels, sorted, as :func:`encode_sorted` gives them.
+    values : ndarray of shape (K,)
+        The labels, sorted, as :func:`._labels.encode_sorted` gives them.
 
-    None when some array is not a non-empty 1-D NumPy ``str`` array or the
-    keys allow more than `max_cells` cells (the general path encodes those).
+    None when some array is not a :class:`pandas.Categorical`, a label is
+    missing (the encoder then names its row) or the table would be too
+    large.
     """
-    if not all(
-        isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype.kind == "U" and a.dtype.itemsize
-        for a in arrays
-    ):
+    if not all(isinstance(arr, pd.Categorical) for arr in arrays):
         return None
-    n = arrays[0].shape[0]
-    if n == 0:
-        return None
-    # Native byte order: swapped characters would make the spans huge.
-    arrays = [np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("=")) for a in arrays]
-    scans = [_guessed_scan(a.view(np.uint32).reshape(n, -1)) for a in arrays]
-    while True:
-        sizes = [s.n_keys for s in scans]
-        n_cells = math.prod(sizes)
-        if n_cells > max_cells:
-            return None
-        table = _count_string_keys(scans, n, n_cells)
-        retry = [_confirmed_scan(s) for s in scans]
-        if all(r is None for r in retry):
-            if table is None:  # keys out of range under confirmed columns: cannot happen
-                return None
-            break
-        scans = [s if r is None else r for s, r in zip(scans, retry, strict=True)]
-    table = table.reshape(sizes)
-    # Each axis's present keys and their labels.
-    present, labels = [], []
-    for axis, (scan, arr) in enumerate(zip(scans, arrays, strict=True)):
-        others = tuple(a for a in range(table.ndim) if a != axis)
-        keys = np.flatnonzero(table.sum(axis=others))
-        present.append(keys)
-        labels.append(scan.labels_of(keys, scan.ranges()[0], arr.dtype))
-    return _table_over_labels(table[np.ix_(*present)], labels, names)
-
-
-def factorized_joint_table(arrays, max_cells, names=None):
-    """Joint table of pandas categorical or string labels, from their codes.
-
-    A categorical brings its codes; a pandas string array (Arrow-backed by
-    default) is factorised by pandas' hash table, which is far cheaper than
-    turning it into Python strings. The codes are counted as integer labels
-    (:func:`._counts.integer_joint_table`), and only the table's axes are
-    mapped to the sorted labels.
-
-    Parameters
-    ----------
-    arrays : list
-        Truth, then each classifier's predictions, of one length.
-    max_cells : int
-        The largest table (in distinct labels per array) counted this way.
-    names : list of str, default=None
-        Argument names for the encoder's messages.
-
-    Returns
-    -------
-    (table, values) as :func:`string_joint_table`, or None when some array
-    is neither a :class:`pandas.Categorical` nor a pandas string array,
-    a label is missing (the encoder then names its row) or the table
-    would be too large.
-    """
-    codes, uniques = [], []
-    for arr in arrays:
-        if isinstance(arr, pd.Categorical):
-            codes.append(np.asarray(arr.codes))
-            uniques.append(arr.categories.to_numpy())
-        elif isinstance(arr, pd.api.extensions.ExtensionArray) and isinstance(
-            arr.dtype, pd.StringDtype
-        ):
-            code, unique = pd.factorize(arr, use_na_sentinel=True)
-            codes.append(code)
-            uniques.append(np.asarray(unique, dtype=object))
-        else:
-            return None
+    codes = [np.asarray(arr.codes) for arr in arrays]
+    uniques = [arr.categories.to_numpy() for arr in arrays]
     if math.prod(max(u.shape[0], 1) for u in uniques) > max_cells:
         return None
     table = integer_joint_table(codes)  # None when a code is -1: a missing label
@@ -370,39 +247,3 @@ def _table_over_labels(table, axis_labels, names=None):
     else:  # equal labels held by different objects share a code
         np.add.at(out, np.ix_(*codes), table)
     return out, values
-
-
-def _count_string_keys(scans, n, n_cells):
-    """Rows per joint key of the scans' arrays, slice by slice.
-
-    None when a key falls outside the table, which only a wrong guess of
-    the varying columns does (the scans' ranges then refute it).
-    """
-    rows = min(s.rows for s in scans)
-    joint = np.empty(min(rows, n), dtype=np.intp)
-    # The joint key is one mixed-radix number over every array's columns,
-    # built in place (Horner's scheme); the arrays' offsets are combined
-    # into one, subtracted once per slice (int64 wrap-around keeps it exact).
-    offset = 0
-    for scan in scans:
-        offset = offset * scan.n_keys + int(scan.offset)
-    offset = np.int64((offset + 2**63) % 2**64 - 2**63)
-    table = np.zeros(n_cells, dtype=np.intp)
-    for start in range(0, n, rows):
-        stop = min(start + rows, n)
-        out = joint[: stop - start]
-        for i, scan in enumerate(scans):
-            scan.scan(start, stop, out, subtract=False, horner=i > 0)
-        if table is None:
-            continue  # a wrong guess: the scan goes on for the true ranges only
-        out -= offset
-        # Under a wrong guess of the columns a key may fall outside the table.
-        try:
-            counts = np.bincount(out, minlength=n_cells)
-        except ValueError:  # a negative key
-            counts = None
-        if counts is None or counts.shape[0] != n_cells:
-            table = None
-        else:
-            table += counts
-    return table
