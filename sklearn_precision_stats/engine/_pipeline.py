@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._accumulator import ComparisonCounts
 from ._codes import EncodedPredictions, encode_groups, encode_predictions, label_codes
 from ._counts import (
     TN,
@@ -284,8 +285,6 @@ def data_from_counts(counts, metric, reference=None, labels=None):
     names : list of str
     data : ComparisonData
     """
-    from ._accumulator import ComparisonCounts
-
     if not isinstance(counts, ComparisonCounts):
         raise TypeError(f"counts must be a ComparisonCounts, got {type(counts).__name__}.")
     role = get_role(metric)

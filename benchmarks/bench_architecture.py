@@ -1,0 +1,240 @@
+"""Cost of the engine's layouts and of every special path it keeps.
+
+Prints, from one run (CPU time, best of interleaved runs, ratios against a
+baseline measured in the same run):
+
+1. many classifiers: ``compare_precision`` with c = 2, 4, 5, 6, 10, 20
+   classifiers of 10 classes, time per pair of classifiers against c = 2:
+   target at most 1.5x at every c, at 10^6 records (and 10^7 with
+   ``--full``);
+2. clustered rows (5 rows per record) whose records come contiguous,
+   stacked (each repeat of the records in its own order) or shuffled,
+   against the paired path on the same rows, per row: target at most 5x at
+   10^7 rows;
+3. the engine's targets of ``bench_engine.py``: the 10^7 paired path at or
+   below 3x one bincount pass, a call on 100 records at or below two
+   ``precision_score`` calls, the import at or below 1.1x
+   ``sklearn.model_selection``;
+4. every special path the engine keeps, against the general path it
+   short-cuts, on the input it is for (a special path must gain at least
+   2x, or be what a target of section 3 needs).
+
+Run: ``python benchmarks/bench_architecture.py [--quick | --full]``.
+"""
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from bench_engine import (
+    versus_bincount_floor,
+    versus_model_selection_import,
+    versus_precision_score,
+)
+
+from sklearn_precision_stats import compare_precision
+from sklearn_precision_stats.engine import _labels, _pipeline, _row_pairs
+from sklearn_precision_stats.engine._accumulator import ComparisonCounts
+
+N_CLASSES = 10
+
+
+def best_times(funcs, repeat):
+    """Best CPU time of each function, the functions taking turns."""
+    best = [np.inf] * len(funcs)
+    for _ in range(repeat):
+        for i, func in enumerate(funcs):
+            start = time.process_time()
+            func()
+            best[i] = min(best[i], time.process_time() - start)
+    return best
+
+
+def predictions(n, n_clf, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, N_CLASSES, n)
+    preds = {
+        f"clf{c}": np.where(rng.random(n) < 0.6 + 0.015 * c, y, rng.integers(0, N_CLASSES, n))
+        for c in range(n_clf)
+    }
+    return y, preds
+
+
+def many_classifiers(n, counts=(2, 4, 5, 6, 10, 20), repeat=3):
+    y, preds = predictions(n, max(counts))
+    names = list(preds)
+    funcs = [(lambda c=c: compare_precision(y, {k: preds[k] for k in names[:c]})) for c in counts]
+    times = best_times(funcs, repeat)
+    per_pair = [t / (c * (c - 1) // 2) for t, c in zip(times, counts, strict=True)]
+    print(f"[1] {n:.0e} records, {N_CLASSES} classes: time per pair of classifiers")
+    for c, t, p in zip(counts, times, per_pair, strict=True):
+        print(
+            f"    c = {c:2d}: {t * 1e3:8.1f} ms, {p * 1e3:7.2f} ms per pair, "
+            f"{p / per_pair[0]:5.2f}x c = 2's  (target <= 1.5x)"
+        )
+
+
+def clustered_layouts(n, m=5, repeat=3):
+    y, preds = predictions(n, 2, seed=1)
+    n_records = n // m
+    layouts = {
+        "contiguous": np.arange(n) // m,
+        "stacked": np.concatenate(
+            [np.random.default_rng(r).permutation(n_records) for r in range(m)]
+        ),
+        "shuffled": np.random.default_rng(m).permutation(n_records)[np.arange(n) // m][
+            np.random.default_rng(m + 1).permutation(n)
+        ],
+    }
+    funcs = [lambda: compare_precision(y, preds)]
+    funcs += [(lambda g=g: compare_precision(y, preds, groups=g)) for g in layouts.values()]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        times = best_times(funcs, repeat)
+    print(f"[2] {n:.0e} rows, {m} rows per record, 2 classifiers: clustered against paired")
+    print(f"    paired     : {times[0] * 1e3:8.1f} ms")
+    for name, t in zip(layouts, times[1:], strict=True):
+        print(f"    {name:11s}: {t * 1e3:8.1f} ms, {t / times[0]:5.2f}x per row  (target <= 5x)")
+
+
+def special_paths(n, repeat=3):
+    """Each special path against the general path it short-cuts."""
+    y, preds = predictions(n, 2, seed=2)
+    a, b = preds["clf0"], preds["clf1"]
+    names = np.array([f"class_{k}" for k in range(N_CLASSES)])
+    words = np.array(["setosa", "versicolor", "virginica", "arctica", "borealis"] * 2)
+    shared = names.astype(object)
+    rows = []
+
+    def no_fused(arrays, names=None):
+        return None
+
+    def timed(label, special, general):
+        t_special, t_general = best_times([special, general], repeat)
+        rows.append((label, t_special, t_general))
+
+    def compare_without_fused(u, v, w):
+        original = _pipeline.fused_joint_table
+        _pipeline.fused_joint_table = no_fused
+        try:
+            return compare_precision(u, {"a": v, "b": w})
+        finally:
+            _pipeline.fused_joint_table = original
+
+    timed(
+        "integer labels counted into the table (_tables.integer_joint_table)",
+        lambda: compare_precision(y, {"a": a, "b": b}),
+        lambda: compare_without_fused(y, a, b),
+    )
+    cats = [pd.Series(names[v], dtype="category") for v in (y, a, b)]
+    timed(
+        "categoricals counted from their codes (_tables.categorical_joint_table)",
+        lambda: compare_precision(cats[0], {"a": cats[1], "b": cats[2]}),
+        lambda: compare_without_fused(*cats),
+    )
+    strings = names[y]
+    timed(
+        "str labels by mixed-radix keys (_labels._StringScan) vs pandas.factorize",
+        lambda: _labels.encode_labels(strings),
+        lambda: pd.factorize(strings),
+    )
+    word_labels = words[y]
+    timed(
+        "str words of many lengths (_labels._StringScan) vs pandas.factorize",
+        lambda: _labels.encode_labels(word_labels),
+        lambda: pd.factorize(word_labels),
+    )
+    objects = shared[y]
+    timed(
+        "object labels by address (_labels._SharedObjects) vs pandas.factorize",
+        lambda: _labels.encode_labels(objects),
+        lambda: pd.factorize(objects),
+    )
+    timed(
+        "integer labels through a lookup table (encoder) vs pandas.factorize",
+        lambda: _labels.encode_labels(y),
+        lambda: pd.factorize(y),
+    )
+
+    def counts_by_encoder():
+        original = ComparisonCounts._add_raw_integers
+        ComparisonCounts._add_raw_integers = lambda self, arrays, name: False
+        try:
+            return ComparisonCounts.from_arrays(y, {"a": a, "b": b})
+        finally:
+            ComparisonCounts._add_raw_integers = original
+
+    timed(
+        "ComparisonCounts of integer labels, raw table (_add_raw_integers)",
+        lambda: ComparisonCounts.from_arrays(y, {"a": a, "b": b}),
+        counts_by_encoder,
+    )
+    groups = np.random.default_rng(3).permutation(n // 2)[np.arange(n) // 2]
+
+    def without_pairs():
+        original = _pipeline.pair_statistics
+        _pipeline.pair_statistics = lambda *args: None
+        try:
+            return compare_precision(y, {"a": a, "b": b}, groups=groups)
+        finally:
+            _pipeline.pair_statistics = original
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        timed(
+            "clustered rows by pairs of rows (_row_pairs) vs per (record, class) keys",
+            lambda: compare_precision(y, {"a": a, "b": b}, groups=groups),
+            without_pairs,
+        )
+        in_order = np.arange(n) // 2
+
+        def without_order():
+            original = _row_pairs.records_in_order
+            _row_pairs.records_in_order = lambda groups: None
+            _pipeline.records_in_order = _row_pairs.records_in_order
+            try:
+                return compare_precision(y, {"a": a, "b": b}, groups=in_order)
+            finally:
+                _row_pairs.records_in_order = original
+                _pipeline.records_in_order = original
+
+        timed(
+            "record ids in order: codes row // m (records_in_order) vs encoded",
+            lambda: compare_precision(y, {"a": a, "b": b}, groups=in_order),
+            without_order,
+        )
+    print(f"[4] special paths at {n:.0e} rows: special vs general path (gain)")
+    for label, t_special, t_general in rows:
+        print(
+            f"    {label}\n        {t_special * 1e3:8.1f} ms vs {t_general * 1e3:8.1f} ms: "
+            f"{t_general / t_special:5.2f}x"
+        )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="smaller sizes (smoke test)")
+    size.add_argument("--full", action="store_true", help="also 10^7 records in section 1")
+    args = parser.parse_args()
+    if args.quick:
+        many_classifiers(10**5, repeat=2)
+        clustered_layouts(10**6, repeat=2)
+        versus_bincount_floor(n=10**6, repeat=2)
+        versus_precision_score(repeat=5)
+        special_paths(10**5, repeat=2)
+        return
+    many_classifiers(10**6)
+    if args.full:
+        many_classifiers(10**7, repeat=1)
+    clustered_layouts(10**7)
+    versus_bincount_floor()
+    versus_precision_score()
+    versus_model_selection_import()
+    special_paths(10**6)
+
+
+if __name__ == "__main__":
+    main()
