@@ -356,9 +356,9 @@ class _ClusteredPrevalence:
         self.lookup[codes] = np.arange(n_classes)
         self.base = records.max_rows + 1
         self.radices = [n_classes] + [self.base] * self.n_features
-        record_rows = records.record_rows().astype(np.int64)
-        self.n_rows = float(record_rows.sum())
-        self.squared_rows = float((record_rows**2).sum())
+        sizes = records.record_sizes()
+        rows = np.arange(sizes.shape[0], dtype=float)
+        self.n_rows, self.squared_rows = float(rows @ sizes), float(rows**2 @ sizes)
 
     def codes(self, block, with_rows=False):
         k = self.lookup[block.key_class]

@@ -69,7 +69,9 @@ def _clustered_meat(data, M, P):
         # the model with all its R_i rows, every one a success. Sum that
         # over all records by their distinct numbers of rows (the touched
         # records' share is taken back in their groups' features).
-        sizes, n_with = np.unique(records.record_rows(), return_counts=True)
+        n_with = records.record_sizes()
+        sizes = np.flatnonzero(n_with)
+        n_with = n_with[sizes]
         u_all = sizes * (1 - P)[..., None] * M[..., None] / (M[..., None] - sizes)
         meat += np.einsum("kcv,kdv,v->kcd", u_all, u_all, n_with)
     return meat

@@ -347,7 +347,14 @@ class StoredRecords:
             return a["record_rows"]
         slots = a["slots"]
         n_cells = self.n_values ** (self.n_classifiers + 1)
-        return np.add.reduce(slots < n_cells, axis=1, dtype=_smallest_uint(slots.shape[1]))
+        rows = np.zeros(slots.shape[0], dtype=_smallest_uint(slots.shape[1]))
+        for column in slots.T:  # a column at a time: no (records x slots) temporary
+            rows += column < n_cells
+        return rows
+
+    def record_sizes(self):
+        """Records per number of rows: ``sizes[r]`` records have ``r`` rows."""
+        return np.bincount(self.record_rows())
 
     def key_blocks(self, classifiers=None, size=None):
         """The clustered records' touched (record, class) keys, block by block.
@@ -424,7 +431,16 @@ class StoredRecords:
                 for category, hit in ((TP, truth & said), (FN, truth & ~said), (FP, ~truth & said)):
                     table[:n_cells] += hit.astype(dtype) * dtype.type(base ** (3 * j + category))
             tables.append(table)
-        full = not (slots == n_cells).any()  # every record has all m rows
+        # The digits of every packed value, when they are few enough to list.
+        space = base ** (3 * len(groups[0]))
+        digits = None
+        if space <= 2**16:
+            digits = np.empty((space, 3 * len(groups[0])), dtype=_smallest_uint(m))
+            rest = np.arange(space)
+            for j in range(digits.shape[1]):
+                rest, digits[:, j] = np.divmod(rest, base)
+        # Empty slots come last: the last slot says whether every record has m rows.
+        full = not (slots[:, -1] == n_cells).any()
         for start in range(0, slots.shape[0], size):
             block = slots[start : start + size]
             codes = []
@@ -442,6 +458,10 @@ class StoredRecords:
             c = 0
             for group, code in zip(groups, codes, strict=True):
                 packed = code[flat]
+                if digits is not None:
+                    x[:, c : c + len(group)] = digits[packed].reshape(-1, len(group), 3)
+                    c += len(group)
+                    continue
                 for _ in group:
                     for category in (TP, FN, FP):
                         packed, x[:, c, category] = np.divmod(packed, dtype.type(base))
@@ -505,7 +525,7 @@ BLOCK_RESAMPLES = 256
 _MAX_TABLE_CODES = 2**20
 # Groups kept at once: beyond, their counts are turned into features and
 # the groups start afresh, so that memory never reaches records x resamples.
-_MAX_GROUPS = 2**14
+_MAX_GROUPS = 2**12
 
 
 class Grouping(NamedTuple):
@@ -614,7 +634,8 @@ class _GroupCounts:
     def add(self, ids, key_record, weights):
         """Add each key's record's weights to the key's group (records in order)."""
         n = weights.shape[0]
-        indptr = np.searchsorted(key_record, np.arange(n + 1))
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(key_record, minlength=n), out=indptr[1:])
         ones = np.ones(ids.shape[0], dtype=weights.dtype)
         matrix = sparse.csc_array((ones, ids, indptr), shape=(self.n, n))
         self.counts[: self.n] += matrix @ weights
@@ -683,7 +704,7 @@ def _bootstrap_weights(rng, n_records, drawn):
     n_resamples = drawn.shape[0]
     dtype = np.int16 if drawn.max(initial=0) < 2**15 else np.int32
     weights = np.empty((n_records, n_resamples), dtype=dtype)
-    step = max(1, 2**20 // max(n_records, 1))
+    step = max(1, 2**18 // max(n_records, 1))
     for first in range(0, n_resamples, step):
         part = drawn[first : first + step]
         picks = rng.integers(0, n_records, size=int(part.sum()), dtype=np.int64)
@@ -757,20 +778,35 @@ def resampled_group_sums(
             per_block = rng.multinomial(n_records, sizes / n_records, size=n_block)
         groups = _GroupCounts(grouping.radices, n_block)
         for b, block in enumerate(records.key_blocks(classifiers)):
-            n = block.record_rows.shape[0]
+            keys, codes = grouping.codes(block)
+            key_record = block.key_record[keys]
+            records_drawn = np.arange(block.record_rows.shape[0])
+            if resampling == "permutation":
+                # Only records with a key that counts need a weight.
+                first = np.ones(key_record.shape[0], dtype=bool)
+                np.not_equal(key_record[1:], key_record[:-1], out=first[1:])
+                records_drawn = key_record[first]
+                key_record = np.cumsum(first) - 1
+            n = records_drawn.shape[0]
             if draws is not None:
-                weights = np.ascontiguousarray(draws[out, block.start : block.start + n].T)
-                weights = weights.astype(np.int32 if weights.sum(0).max() < 2**31 else np.int64)
+                weights = draws[out, block.start + records_drawn].T
+                weights = np.ascontiguousarray(weights, dtype=np.int64)
             elif resampling == "permutation":
                 weights = _bernoulli_weights(rng, n, n_block)
             else:
                 weights = _bootstrap_weights(rng, n, per_block[:, b])
             if row_sums:
-                record_rows = block.record_rows.astype(np.int64)
-                powers = sparse.csr_array(np.stack([record_rows, record_rows**2]))
-                rows[out] += (powers @ weights).T
-            keys, codes = grouping.codes(block)
-            groups.add(groups.ids(codes), block.key_record[keys], weights)
+                # The weights summed by the records' numbers of rows R, times R and R**2.
+                size = block.record_rows[records_drawn].astype(np.int64)
+                by_size = sparse.csc_array(
+                    (np.ones(n, dtype=weights.dtype), size, np.arange(n + 1)),
+                    shape=(records.max_rows + 1, n),
+                )
+                drawn_by_size = (by_size @ weights).astype(float)
+                record_sizes = np.arange(records.max_rows + 1, dtype=float)
+                rows[out, 0] += record_sizes @ drawn_by_size
+                rows[out, 1] += record_sizes**2 @ drawn_by_size
+            groups.add(groups.ids(codes), key_record, weights)
             if groups.n > _MAX_GROUPS or b == len(starts) - 1:
                 codes, counts = groups.pop()
                 if codes.shape[0]:
