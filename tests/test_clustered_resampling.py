@@ -133,6 +133,7 @@ def _all_methods(result):
         ("_MAX_TABLE_CODES", 0),  # group codes sorted block by block
         ("_MAX_GROUPS", 1),  # groups turned into features after every block
         ("_code_space", lambda radices: None),  # codes kept as rows of digits
+        ("packed_space", lambda base, n_classifiers: None),  # a digit per count
     ],
 )
 def test_every_grouping_path_gives_the_same_answers(compare, setting, small_blocks, monkeypatch):

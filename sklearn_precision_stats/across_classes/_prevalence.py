@@ -21,6 +21,9 @@ from scipy import stats
 from ..engine._counts import FN, FP, TP
 from ..engine._units import (
     Grouping,
+    count_digits,
+    count_radices,
+    counts_of_digits,
     group_codes,
     group_digits,
     group_sums,
@@ -355,7 +358,8 @@ class _ClusteredPrevalence:
         self.lookup = np.full(records.n_values, -1, dtype=np.int64)
         self.lookup[codes] = np.arange(n_classes)
         self.base = records.max_rows + 1
-        self.radices = [n_classes] + [self.base] * self.n_features
+        self.n_count_digits = len(count_radices(self.base, n_clf))
+        self.radices = [n_classes] + count_radices(self.base, n_clf)
         sizes = records.record_sizes()
         rows = np.arange(sizes.shape[0], dtype=float)
         self.n_rows, self.squared_rows = float(rows @ sizes), float(rows**2 @ sizes)
@@ -363,22 +367,28 @@ class _ClusteredPrevalence:
     def codes(self, block, with_rows=False):
         k = self.lookup[block.key_class]
         keys = np.flatnonzero(k >= 0)
-        x = block.x[keys]
-        digits = [k[keys]]
-        for c in range(self.n_clf):
-            digits += [x[:, c, TP], x[:, c, FP]]
-        digits.append(x[:, 0, TP].astype(np.int64) + x[:, 0, FN])
+        digits = [k[keys]] + count_digits(block, keys)
         if with_rows:
             digits.append(block.record_rows[block.key_record[keys]])
             return keys, group_codes(digits, self.radices + [self.base])
         return keys, group_codes(digits, self.radices)
 
+    def _counts(self, digits):
+        """Class index and (tp, fp per classifier, rows of the class) of group digits."""
+        end = 1 + self.n_count_digits
+        x = counts_of_digits(digits[:, 1:end], self.base, self.n_clf)
+        features = np.empty((digits.shape[0], self.n_features))
+        features[:, 0 : 2 * self.n_clf : 2] = x[..., TP]
+        features[:, 1 : 2 * self.n_clf : 2] = x[..., FP]
+        features[:, -1] = x[:, 0, TP] + x[:, 0, FN]
+        return digits[:, 0], features
+
     def features(self, codes):
         """Per class: tp at ``2c``, fp at ``2c + 1``, rows of the class at ``2C``."""
-        digits = group_digits(codes, self.radices)
-        out = np.zeros((digits.shape[0], self.n_classes, self.n_features))
-        out[np.arange(digits.shape[0]), digits[:, 0]] = digits[:, 1:]
-        return out.reshape(digits.shape[0], -1)
+        k, features = self._counts(group_digits(codes, self.radices))
+        out = np.zeros((k.shape[0], self.n_classes, self.n_features))
+        out[np.arange(k.shape[0]), k] = features
+        return out.reshape(k.shape[0], -1)
 
     def _split(self, sums):
         c = self.n_clf
@@ -401,10 +411,10 @@ class _ClusteredPrevalence:
         n_classes, c = self.n_classes, self.n_clf
 
         def terms(codes):
-            digits = group_digits(codes, radices).astype(float)
-            k = digits[:, 0].astype(np.intp)
-            tp_i, fp_i = digits[:, 1 : 1 + 2 * c : 2], digits[:, 2 : 2 + 2 * c : 2]
-            d, rows = digits[:, -2:-1], digits[:, -1:]
+            digits = group_digits(codes, radices)
+            k, features = self._counts(digits)
+            tp_i, fp_i = features[:, 0 : 2 * c : 2], features[:, 1 : 2 * c : 2]
+            d, rows = features[:, -1:], digits[:, -1:].astype(float)
             if negative:
                 q = (
                     (d - tp_i) / fn[k]

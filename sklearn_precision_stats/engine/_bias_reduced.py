@@ -20,7 +20,14 @@ import numpy as np
 
 from ._counts import TN, TP
 from ._marginal_model import _residual_products
-from ._units import group_codes, group_digits, group_sums
+from ._units import (
+    count_digits,
+    count_radices,
+    counts_of_digits,
+    group_codes,
+    group_digits,
+    group_sums,
+)
 
 __all__ = []
 
@@ -90,38 +97,36 @@ class _MeatGrouping:
         self.lookup = np.full(data.records.n_values, -1, dtype=np.int64)
         self.lookup[data.class_codes] = np.arange(n_classes)
         self.with_rows = TN in (self.role.success, self.role.failure)
-        base = data.records.max_rows + 1
-        self.radices = [n_classes] + [base] * (2 * n_clf + self.with_rows)
+        self.base = data.records.max_rows + 1
+        self.n_count_digits = len(count_radices(self.base, n_clf))
+        self.radices = [n_classes] + count_radices(self.base, n_clf) + [self.base] * self.with_rows
 
     def codes(self, block):
         k = self.lookup[block.key_class]
         keys = np.flatnonzero(k >= 0)
-        x = block.x[keys]
-        rows = block.record_rows[block.key_record[keys]].astype(np.int64)
-        digits = [k[keys]]
-        for c in range(x.shape[1]):
-            for category in (self.role.success, self.role.failure):
-                if category == TN:
-                    digits.append(rows - x[:, c].sum(axis=-1, dtype=np.int64))
-                else:
-                    digits.append(x[:, c, category])
+        digits = [k[keys]] + count_digits(block, keys)
         if self.with_rows:
-            digits.append(rows)
+            digits.append(block.record_rows[block.key_record[keys]])
         return keys, group_codes(digits, self.radices)
 
     def features(self, codes):
-        digits = group_digits(codes, self.radices).astype(float)
+        digits = group_digits(codes, self.radices)
         n_groups = digits.shape[0]
-        k = digits[:, 0].astype(np.intp)
+        k = digits[:, 0]
         n_classes, n_clf = self.M.shape
-        t, f = digits[:, 1 : 1 + 2 * n_clf : 2], digits[:, 2 : 2 + 2 * n_clf : 2]
+        x = counts_of_digits(digits[:, 1 : 1 + self.n_count_digits], self.base, n_clf)
+        x = x.astype(float)
+        rows = digits[:, -1:].astype(float)
+        tf = []
+        for category in (self.role.success, self.role.failure):
+            tf.append(rows - x.sum(axis=-1) if category == TN else x[..., category])
+        t, f = tf
         M, P = self.M[k], self.P[k]
         m = t + f
         u = (t - m * P) * M / (M - m)
         products = u[:, :, None] * u[:, None, :]
         if self.role.success == TN:
             # The touched records' share of the untouched records' term.
-            rows = digits[:, -1:]
             u_rows = rows * (1 - P) * M / (M - rows)
             products -= u_rows[:, :, None] * u_rows[:, None, :]
         out = np.zeros((n_groups, n_classes, n_clf, n_clf))

@@ -149,7 +149,13 @@ def _frozen(array, copy=True):
     return out
 
 
-class KeyBlock(NamedTuple):
+def packed_space(base, n_classifiers):
+    """Values of :attr:`KeyBlock.packed`, or None when they would not fit in 62 bits."""
+    space = base ** (3 * n_classifiers)
+    return space if space < 2**62 else None
+
+
+class KeyBlock:
     """The touched (record, class) keys of a block of consecutive records.
 
     Attributes
@@ -159,18 +165,76 @@ class KeyBlock(NamedTuple):
     key_record : ndarray of intp, shape (n_keys,)
         Record of each key, counted from `start`, in increasing order.
     key_class : ndarray of intp, shape (n_keys,)
+    record_rows : ndarray of int, shape (n_block,)
+        Rows of each record of the block.
+    base : int
+        One more than the rows of the largest record.
     x : ndarray of int, shape (n_keys, n_classifiers, 3)
         Rows of the key's record in TP, FN and FP for the key's class
         (true negatives are the record's other rows).
-    record_rows : ndarray of int, shape (n_block,)
-        Rows of each record of the block.
+    packed : ndarray of int64, shape (n_keys,), or None
+        The same counts as one number, ``sum x[c, u] * base**(3 c + u)``
+        (:func:`packed_space`), or None when it would not fit. Either form
+        is made from the other when first read.
     """
 
-    start: int
-    key_record: np.ndarray
-    key_class: np.ndarray
-    x: np.ndarray
-    record_rows: np.ndarray
+    def __init__(
+        self, start, key_record, key_class, record_rows, base, x=None, packed=None, table=None
+    ):
+        self.start, self.key_record, self.key_class = start, key_record, key_class
+        self.record_rows, self.base = record_rows, base
+        self._x, self._packed = x, packed
+        self._table = table  # (packed_space, n_classifiers, 3) counts of every packed value
+
+    @property
+    def x(self):
+        if self._x is None:
+            self._x = self._table[self._packed]
+        return self._x
+
+    @property
+    def packed(self):
+        if self._packed is None:
+            x = self._x
+            if packed_space(self.base, x.shape[1]) is None:
+                return None
+            packed = np.zeros(x.shape[0], dtype=np.int64)
+            for digit in x.reshape(x.shape[0], -1).T[::-1]:
+                packed *= self.base
+                packed += digit
+            self._packed = packed
+        return self._packed
+
+
+def count_radices(base, n_classifiers):
+    """Radices of :func:`count_digits`: one packed number, or a digit per count."""
+    space = packed_space(base, n_classifiers)
+    return [base] * (3 * n_classifiers) if space is None else [space]
+
+
+def count_digits(block, keys):
+    """The counts of the keys at `keys` as digits of a group code (:func:`count_radices`)."""
+    if block.packed is not None:
+        return [block.packed[keys]]
+    x = block.x[keys]
+    n_classifiers = x.shape[1]
+    return [x[:, c, u] for c in range(n_classifiers) for u in range(3)]
+
+
+def counts_of_digits(digits, base, n_classifiers):
+    """The (n, n_classifiers, 3) counts of the digits :func:`count_digits` gave."""
+    if packed_space(base, n_classifiers) is None:
+        return digits.reshape(-1, n_classifiers, 3)
+    return unpack_counts(digits[:, 0], base, n_classifiers)
+
+
+def unpack_counts(packed, base, n_classifiers):
+    """The (n, n_classifiers, 3) counts of :attr:`KeyBlock.packed` values."""
+    packed = np.asarray(packed, dtype=np.int64)
+    x = np.empty((packed.shape[0], 3 * n_classifiers), dtype=np.int64)
+    for j in range(3 * n_classifiers):
+        packed, x[:, j] = np.divmod(packed, base)
+    return x.reshape(-1, n_classifiers, 3)
 
 
 class StoredRecords:
@@ -390,6 +454,7 @@ class StoredRecords:
             key_record = key_record[order]
         record_rows = a["record_rows"]
         n_records = record_rows.shape[0]
+        base = self.max_rows + 1
         bounds = np.searchsorted(key_record, np.arange(0, n_records + size, size))
         for b, start in enumerate(range(0, n_records, size)):
             keys = slice(bounds[b], bounds[b + 1])
@@ -402,7 +467,8 @@ class StoredRecords:
             touched = x.any(axis=(1, 2))
             if not touched.all():
                 x, k, record = x[touched], k[touched], record[touched]
-            yield KeyBlock(start, record, k.astype(np.intp), x, record_rows[start : start + size])
+            rows = record_rows[start : start + size]
+            yield KeyBlock(start, record, k.astype(np.intp), rows, base, x=x)
 
     def _slot_blocks(self, chosen, size):
         # A record's TP, FN and FP for every class are sums over its slots
@@ -414,12 +480,12 @@ class StoredRecords:
         n_cells = n_values ** (self.n_classifiers + 1)
         base = m + 1
         n_digits = 3 * len(chosen)
-        dtype = _smallest_uint(base**n_digits - 1) if base**n_digits <= 2**63 else None
-        if dtype is None:  # too many digits for one word: one classifier at a time
+        if packed_space(base, len(chosen)) is not None:
+            groups = [chosen]
+            dtype = _smallest_uint(base**n_digits - 1)
+        else:  # too many digits for one word: one classifier at a time
             groups = [[c] for c in chosen]
             dtype = _smallest_uint(base**3 - 1)
-        else:
-            groups = [chosen]
         labels = np.unravel_index(np.arange(n_cells), (n_values,) * (self.n_classifiers + 1))
         classes = np.arange(n_values)
         truth = labels[0][:, None] == classes
@@ -431,14 +497,12 @@ class StoredRecords:
                 for category, hit in ((TP, truth & said), (FN, truth & ~said), (FP, ~truth & said)):
                     table[:n_cells] += hit.astype(dtype) * dtype.type(base ** (3 * j + category))
             tables.append(table)
-        # The digits of every packed value, when they are few enough to list.
+        # The counts of every packed value, when they are few enough to list.
         space = base ** (3 * len(groups[0]))
-        digits = None
+        counts_of = None
         if space <= 2**16:
-            digits = np.empty((space, 3 * len(groups[0])), dtype=_smallest_uint(m))
-            rest = np.arange(space)
-            for j in range(digits.shape[1]):
-                rest, digits[:, j] = np.divmod(rest, base)
+            counts_of = unpack_counts(np.arange(space), base, len(groups[0]))
+            counts_of = counts_of.astype(_smallest_uint(m))
         # Empty slots come last: the last slot says whether every record has m rows.
         full = not (slots[:, -1] == n_cells).any()
         for start in range(0, slots.shape[0], size):
@@ -454,23 +518,22 @@ class StoredRecords:
                 touched |= code != 0
             flat = np.flatnonzero(touched)
             record, k = np.divmod(flat, n_values)
-            x = np.empty((flat.shape[0], len(chosen), 3), dtype=_smallest_uint(m))
-            c = 0
-            for group, code in zip(groups, codes, strict=True):
-                packed = code[flat]
-                if digits is not None:
-                    x[:, c : c + len(group)] = digits[packed].reshape(-1, len(group), 3)
-                    c += len(group)
-                    continue
-                for _ in group:
-                    for category in (TP, FN, FP):
-                        packed, x[:, c, category] = np.divmod(packed, dtype.type(base))
-                    c += 1
             if full:
                 rows = np.full(block.shape[0], m, dtype=_smallest_uint(m))
             else:
                 rows = np.add.reduce(block < n_cells, axis=1, dtype=_smallest_uint(m))
-            yield KeyBlock(start, record, k, x, rows)
+            if len(groups) == 1:
+                packed = codes[0][flat]
+                if counts_of is not None:
+                    yield KeyBlock(start, record, k, rows, base, packed=packed, table=counts_of)
+                else:
+                    x = unpack_counts(packed, base, len(chosen))
+                    yield KeyBlock(start, record, k, rows, base, x=x, packed=packed)
+                continue
+            x = np.empty((flat.shape[0], len(chosen), 3), dtype=_smallest_uint(m))
+            for c, code in enumerate(codes):
+                x[:, c] = unpack_counts(code[flat], base, 1)[:, 0]
+            yield KeyBlock(start, record, k, rows, base, x=x)
 
     def _keys_of_slots(self):
         if self._keys is None:
