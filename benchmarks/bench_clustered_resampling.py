@@ -6,7 +6,8 @@ classes, two classifiers. For each size the script times, on the same rows,
 
 * ``global_test(n_resamples=200)`` (paired permutations),
 * ``at_prevalence(..., n_resamples=200)`` (bootstrap of records),
-* ``compare_precision(..., cov_type="bias_reduced")``,
+* ``compare_precision(..., cov_type="bias_reduced")`` (and, for scale,
+  ``compare_precision`` with the default robust covariance),
 
 once without ``groups`` (paired: every row a record) and once with them
 (clustered: every record a unit of the resampling), and prints the ratio
@@ -114,7 +115,7 @@ def main():
             )
     print(
         "\nB/rec: tracemalloc peak of the call per record (n_rows / repeats records); "
-        "bias_reduced includes building the comparison from the arrays."
+        "compare and bias_reduced build the comparison from the arrays."
     )
 
 

@@ -27,6 +27,7 @@ from ..engine._units import (
     group_codes,
     group_digits,
     group_sums,
+    kept,
     resampled_group_sums,
 )
 from ..exceptions import UndefinedStatisticWarning
@@ -366,7 +367,7 @@ class _ClusteredPrevalence:
 
     def codes(self, block, with_rows=False):
         k = self.lookup[block.key_class]
-        keys = np.flatnonzero(k >= 0)
+        keys = kept(k >= 0)
         digits = [k[keys]] + count_digits(block, keys)
         if with_rows:
             digits.append(block.record_rows[block.key_record[keys]])

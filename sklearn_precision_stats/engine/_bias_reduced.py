@@ -27,6 +27,7 @@ from ._units import (
     group_codes,
     group_digits,
     group_sums,
+    kept,
 )
 
 __all__ = []
@@ -103,7 +104,7 @@ class _MeatGrouping:
 
     def codes(self, block):
         k = self.lookup[block.key_class]
-        keys = np.flatnonzero(k >= 0)
+        keys = kept(k >= 0)
         digits = [k[keys]] + count_digits(block, keys)
         if self.with_rows:
             digits.append(block.record_rows[block.key_record[keys]])

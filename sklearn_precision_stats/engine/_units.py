@@ -206,6 +206,11 @@ class KeyBlock:
         return self._packed
 
 
+def kept(mask):
+    """Indices of the True entries of `mask`, or a slice of all when every entry is True."""
+    return slice(None) if mask.all() else np.flatnonzero(mask)
+
+
 def count_radices(base, n_classifiers):
     """Radices of :func:`count_digits`: one packed number, or a digit per count."""
     space = packed_space(base, n_classifiers)
