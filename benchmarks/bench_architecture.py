@@ -152,10 +152,17 @@ def special_paths(n, repeat=3):
         lambda: _labels.encode_labels(objects),
         lambda: pd.factorize(objects),
     )
+    ids = np.random.default_rng(4).permutation(n)
+
+    def ids_hashed():
+        encoder = _labels.StreamingLabelEncoder()
+        encoder._set_kind("num", None)
+        return encoder._encode_hashed_integers(ids, None)
+
     timed(
-        "integer labels through a lookup table (encoder) vs pandas.factorize",
-        lambda: _labels.encode_labels(y),
-        lambda: pd.factorize(y),
+        "record ids through a lookup table (encoder) vs its pandas.factorize route",
+        lambda: _labels.StreamingLabelEncoder().encode(ids),
+        ids_hashed,
     )
 
     def counts_by_encoder():

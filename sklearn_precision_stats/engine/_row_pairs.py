@@ -69,6 +69,9 @@ def records_in_order(groups):
     Integer ids only; None for any other layout (or ``m`` of more than a
     few thousand rows, which the pair path does not take anyway).
     """
+    # A special path: 1.6x faster than encoding the ids and sorting the
+    # rows at 10^7 rows of 5 per record, which is what keeps contiguous
+    # records within 5x of the paired path (benchmarks/bench_architecture.py).
     n = groups.shape[0]
     if groups.dtype.kind not in "iu" or n < 2:
         return None
