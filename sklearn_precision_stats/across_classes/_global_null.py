@@ -28,7 +28,13 @@ from scipy import sparse, stats
 
 from ..engine._counts import TN, MarginalCounts
 from ..engine._marginal_model import pairwise_statistics
-from ..engine._units import group_codes, group_digits, resampled_group_sums
+from ..engine._units import (
+    group_codes,
+    group_digits,
+    packed_space,
+    resampled_group_sums,
+    unpack_counts,
+)
 from ..exceptions import UndefinedStatisticWarning
 from ..results._base import TestResult
 from ..results._registry import PVALUE_TESTS, TESTS, check_test
@@ -675,6 +681,21 @@ class _ClusteredPair:
         # negatives only).
         n_digits = 4 + (self.row_baseline is not None)
         self.radices = [self.n_classes] + [self.base] * n_digits
+        # Without true negatives a key's digits follow from its packed
+        # counts alone: when these are few, one lookup gives them all (and
+        # -1 for the keys a swap does not change).
+        self.of_packed = None
+        space = packed_space(self.base, 2)
+        no_tn = TN not in (data.role.success, data.role.failure)
+        if no_tn and space is not None and space <= 2**16:
+            x = unpack_counts(np.arange(space), self.base, 2)
+            u = x[..., [data.role.success, data.role.failure]]
+            code = np.zeros(space, dtype=np.int64)
+            for digit in u.reshape(space, 4).T:
+                code = code * self.base + digit
+            if resampling == "permutation":
+                code[(u[:, 0] == u[:, 1]).all(axis=1)] = -1
+            self.of_packed = code
         observed = data.counts.take_classifiers([0, other])
         self.observed = np.concatenate(
             [
@@ -685,6 +706,11 @@ class _ClusteredPair:
         ).reshape(-1)
 
     def codes(self, block):
+        if self.of_packed is not None:
+            k = self.lookup[block.key_class]
+            pair = self.of_packed[block.packed]
+            keys = np.flatnonzero((k >= 0) & (pair >= 0))
+            return keys, k[keys] * self.base**4 + pair[keys]
         role, x = self.role, block.x
         rows = None
         if TN in (role.success, role.failure):
