@@ -706,9 +706,10 @@ class _ClusteredPair:
         ).reshape(-1)
 
     def codes(self, block):
-        if self.of_packed is not None:
+        packed = block.packed if self.of_packed is not None else None
+        if packed is not None:
             k = self.lookup[block.key_class]
-            pair = self.of_packed[block.packed]
+            pair = self.of_packed[packed]
             keys = np.flatnonzero((k >= 0) & (pair >= 0))
             return keys, k[keys] * self.base**4 + pair[keys]
         role, x = self.role, block.x
