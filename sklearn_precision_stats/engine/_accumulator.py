@@ -26,12 +26,9 @@ import numpy as np
 from ._codes import EncodedPredictions
 from ._counts import (
     AgreementCounts,
-    _categories_from_moments,
-    _key_feature_map,
-    _moments_of_keys,
-    _with_untouched,
     agreement_from_joint_table,
     agreement_from_pairs,
+    categories_from_keys,
     category_counts,
     pooled_counts_clustered,
     record_class_keys,
@@ -549,14 +546,14 @@ class ComparisonCounts:
         present = np.ones(n_values, dtype=bool)
         if self._clustered and self.n_records < self._n_rows:
             keys, x = self._keys()
-            categories = _categories_from_keys(
-                keys >> _CLASS_BITS,
-                keys & ((1 << _CLASS_BITS) - 1),
+            categories = categories_from_keys(
                 x,
+                keys & ((1 << _CLASS_BITS) - 1),
                 self._record_rows,
                 n_values,
+                key_record=keys >> _CLASS_BITS,
             ).take_classes(order)
-            pooled = _pooled_clustered(self._record_rows, self._record_correct)
+            pooled = pooled_counts_clustered(self._record_rows, self._record_correct)
             return categories, pooled, present
         table = self.joint_table()
         if table is not None:
@@ -716,17 +713,3 @@ def _group_sum(keys, x):
     for j in range(width):
         out[:, j] = np.bincount(index, weights=flat[:, j], minlength=n_keys)
     return uniq, out.reshape(n_keys, x.shape[1], x.shape[2])
-
-
-def _categories_from_keys(key_record, key_class, x3, record_rows, n_values):
-    """CategoryCounts from per (record, class) sums (see ``_keyed_category_sums``)."""
-    rows = np.asarray(record_rows, dtype=float)
-    n_clf = x3.shape[1]
-    sums, gram = _moments_of_keys(key_class, x3, n_values, key_rows=rows[key_record])
-    sums, gram = _with_untouched(sums, gram, rows)
-    return _categories_from_moments(sums, gram, _key_feature_map(n_clf), n_clf)
-
-
-def _pooled_clustered(record_rows, record_correct):
-    """Accuracy's pseudo-class: every row truly positive, 'predicted' when correct."""
-    return pooled_counts_clustered(record_rows, record_correct)

@@ -775,7 +775,7 @@ _KEY_BLOCK = 2**16
 _MAX_CLASS_RUNS = 64
 
 
-def categories_from_keys(x, key_class, rows_per_record, n_values):
+def categories_from_keys(x, key_class, rows_per_record, n_values, key_record=None):
     """Category counts from per (record, class) rows, keys in any order.
 
     With the keys of :func:`record_class_counts` (each touched (record,
@@ -784,20 +784,25 @@ def categories_from_keys(x, key_class, rows_per_record, n_values):
 
     Parameters
     ----------
-    x : ndarray of shape (n_keys, n_classifiers, 4)
-        Rows of the key's record in TP, FN, FP, TN for the key's class.
+    x : ndarray of shape (n_keys, n_classifiers, 4) or (n_keys, n_classifiers, 3)
+        Rows of the key's record in TP, FN, FP (and TN) for the key's class.
     key_class : ndarray of int, shape (n_keys,)
     rows_per_record : ndarray of shape (n_records,)
         Rows of every record (those touching no class included).
     n_values : int
+    key_record : ndarray of int, shape (n_keys,), default=None
+        The key's record, whose rows then give the TN; required when `x`
+        has no TN column.
 
     Returns
     -------
     CategoryCounts
     """
     n_clf = x.shape[1]
-    sums, gram = _moments_of_keys(np.asarray(key_class), x, n_values)
-    sums, gram = _with_untouched(sums, gram, rows_per_record)
+    rows = np.asarray(rows_per_record, dtype=float)
+    key_rows = None if key_record is None else rows[key_record]
+    sums, gram = _moments_of_keys(np.asarray(key_class), x, n_values, key_rows=key_rows)
+    sums, gram = _with_untouched(sums, gram, rows)
     return _categories_from_moments(sums, gram, _key_feature_map(n_clf), n_clf)
 
 
