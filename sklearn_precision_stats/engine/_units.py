@@ -14,8 +14,18 @@ category counts per class. They never need the rows themselves.
   touched (record, class) pair, the record's rows in each category, in the
   smallest integer types that hold them.
 
-:class:`StoredRecords` is what a comparison keeps; :meth:`StoredRecords.units`
-expands it into :class:`RecordUnits`, the form the resampling code uses.
+:class:`StoredRecords` is what a comparison keeps. With one row per record
+:meth:`StoredRecords.units` expands it into :class:`RecordUnits`, the form
+the resampling code uses. Clustered records are read block by block
+(:meth:`StoredRecords.key_blocks`): for every touched (record, class) key
+its counts, packed in one number. What a key adds to a statistic depends
+only on its class and counts, so :func:`resampled_group_sums` and
+:func:`group_sums` count keys by groups of equal digits and compute the
+features once per group; a resample draws one weight per record (a random
+bit for a paired permutation, a multinomial count for the bootstrap) and
+sums them per group with one sparse product per block of records. Memory
+stays in proportion to a block, time to keys x resamples in compiled
+loops.
 """
 
 from typing import NamedTuple
@@ -29,11 +39,9 @@ from ._counts import (
     POOLED_CLASS,
     TN,
     TP,
-    clustered_statistics,
     correct_rows,
     with_true_negatives,
 )
-from ._row_pairs import rows_of_slots
 
 __all__ = []
 
@@ -258,7 +266,6 @@ class StoredRecords:
         self._arrays = {name: _frozen(a, copy) for name, a in arrays.items()}
         self.n_values = int(n_values)
         self.n_classifiers = int(n_classifiers)
-        self._keys = None  # the per (record, class) counts of slots, once needed
 
     @classmethod
     def from_table(cls, table):
@@ -367,23 +374,20 @@ class StoredRecords:
             Keep these classifiers only (indices, in this order); records
             that no longer differ then share a unit.
         """
-        a = self._arrays
-        if self._kind == "slots":
-            return self._keys_of_slots().units(classifiers)
-        if self._kind != "keys":
+        if not self.clustered:
             codes, counts = self.table_cells(classifiers)
             return units_of_single_rows(codes[0], codes[1:], counts, self.n_values)
-        x3 = a["x"].astype(float)
-        if classifiers is not None:
-            x3 = x3[:, list(classifiers)]
-        rows = a["record_rows"].astype(float)
-        key_record = a["key_record"].astype(np.intp)
-        key_class = a["key_class"].astype(np.intp)
+        # Every key at once: the resampling methods read them block by
+        # block (:meth:`key_blocks`) instead.
+        blocks = list(self.key_blocks(classifiers))
+        n_clf = self.n_classifiers if classifiers is None else len(classifiers)
+        x3 = np.concatenate([np.empty((0, n_clf, 3))] + [b.x for b in blocks]).astype(float)
+        key_record = np.concatenate(
+            [np.empty(0, dtype=np.intp)] + [b.start + b.key_record for b in blocks]
+        )
+        key_class = np.concatenate([np.empty(0, dtype=np.intp)] + [b.key_class for b in blocks])
+        rows = self.record_rows().astype(float)
         x = with_true_negatives(x3, rows[key_record])
-        if classifiers is not None:
-            # Keys of classes that only the dropped classifiers touched.
-            touched = x[..., :TN].any(axis=(1, 2))
-            key_record, key_class, x = key_record[touched], key_class[touched], x[touched]
         return RecordUnits(
             key_record,
             key_class,
@@ -539,19 +543,6 @@ class StoredRecords:
             for c, code in enumerate(codes):
                 x[:, c] = unpack_counts(code[flat], base, 1)[:, 0]
             yield KeyBlock(start, record, k, rows, base, x=x)
-
-    def _keys_of_slots(self):
-        if self._keys is None:
-            slots = self._arrays["slots"]
-            y, preds, record = rows_of_slots(slots, self.n_values, self.n_classifiers)
-            *_, keys = clustered_statistics(
-                y, preds, record, slots.shape[0], self.n_values, return_keys=True
-            )
-            x, key_class, key_record, record_rows = keys
-            self._keys = StoredRecords.from_keys(
-                key_record, key_class, x, record_rows, self.n_values, copy=False
-            )
-        return self._keys
 
 
 def _distinct_rows(labels, n_values, weights=None):
