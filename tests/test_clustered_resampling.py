@@ -224,3 +224,39 @@ def test_clustered_resampling_memory_is_per_block_not_per_record():
     # 200,000 records would take 80 MB as int16 alone.
     assert large < 1.5 * small + 8e6, (small, large)
     assert large < 0.5 * 200_000 * 200 * 2, large
+
+
+def _exchangeable_records(rng, n_records, repeats, n_classes):
+    """Stacked repeats of records with their own difficulty, two exchangeable classifiers."""
+    y = np.tile(rng.integers(0, n_classes, n_records), repeats)
+    hard = np.tile(rng.uniform(0.1, 0.6, n_records), repeats)
+    common = (y + rng.choice([-1, 1], y.size)) % n_classes
+    shared = rng.random(y.size) < 0.5
+    preds = {}
+    for name in ("a", "b"):
+        wrong = (y + rng.choice([-1, 1], y.size)) % n_classes
+        error = rng.random(y.size) < hard
+        preds[name] = np.where(error, np.where(shared, common, wrong), y)
+    return y, preds
+
+
+@pytest.mark.slow
+def test_clustered_global_test_holds_its_size():
+    """Two exchangeable classifiers on 150 records of 3 rows (stacked
+    repeats: the truth repeats, each record has its own difficulty shared by
+    both classifiers), 4 classes, 400 simulations: the permutation test is
+    exact and Dai-Cui close to its level."""
+    rng = np.random.default_rng(7)
+    n_sim, n_records, repeats, n_classes = 400, 150, 3, 4
+    rejections = {"dai-cui": 0, "permutation": 0}
+    groups = np.tile(np.arange(n_records), repeats)
+    for _ in range(n_sim):
+        y, preds = _exchangeable_records(rng, n_records, repeats, n_classes)
+        result = _quiet(compare_precision, y, preds, groups=groups)
+        for method in rejections:
+            res = _quiet(result.global_test, method=method, n_resamples=200, random_state=rng)
+            rejections[method] += bool(res.pvalue < 0.05)
+    rates = {m: r / n_sim for m, r in rejections.items()}
+    print(f"\nClustered rejection rates at alpha = 0.05 under the global null: {rates}")
+    assert 0.025 <= rates["permutation"] <= 0.08
+    assert 0.02 <= rates["dai-cui"] <= 0.08
