@@ -512,8 +512,9 @@ class StoredRecords:
         if space <= 2**16:
             counts_of = unpack_counts(np.arange(space), base, len(groups[0]))
             counts_of = counts_of.astype(_smallest_uint(m))
-        # Empty slots come last: the last slot says whether every record has m rows.
-        full = not (slots[:, -1] == n_cells).any()
+        # Whether every record has m rows (a column at a time: no temporary
+        # of records x slots).
+        full = not any((column == n_cells).any() for column in slots.T)
         for start in range(0, slots.shape[0], size):
             block = slots[start : start + size]
             codes = []
