@@ -123,8 +123,9 @@ def record_slots(cells, record_codes, n_records, fill):
     # vectorised code (10^7 keys of 32 bits in about 0.1 s).
     bits = int(fill).bit_length()
     key_type = np.uint32 if (n_records << bits) <= 2**32 else np.uint64
-    keys = np.left_shift(record_codes, bits, dtype=np.intp).astype(key_type)
-    keys |= cells.astype(key_type)
+    keys = record_codes.astype(key_type)
+    keys <<= key_type(bits)
+    np.bitwise_or(keys, cells, out=keys, casting="unsafe")
     keys.sort()
     record = keys >> key_type(bits)
     starts = np.flatnonzero(np.concatenate([[True], record[1:] != record[:-1]]))
@@ -132,7 +133,7 @@ def record_slots(cells, record_codes, n_records, fill):
     m = int(lengths.max())
     if not _few_pairs(m, n_records, n):
         return None
-    ordered = (keys & key_type((1 << bits) - 1)).astype(cells.dtype)
+    ordered = np.bitwise_and(keys, key_type((1 << bits) - 1), out=keys).astype(cells.dtype)
     if lengths.min() == m:
         return ordered.reshape(n_records, m)
     slots = np.full((n_records, m), fill, dtype=cells.dtype)
