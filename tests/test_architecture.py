@@ -1,10 +1,12 @@
 """The package's layers, read from its source with ``ast``.
 
 Every ``import`` and ``from ... import`` statement counts, at module level
-or inside a function: a deferred import is still a dependency. Importing a
-package runs its ``__init__``, so ``from ..results import X`` depends on
-``results/__init__.py``; the implicit import of a module's parent packages
-does not count (every module would otherwise depend on the top level).
+or inside a function: a deferred import is still a dependency. Imports under
+``if TYPE_CHECKING:`` do not: they never run, and annotations may name any
+layer. Importing a package runs its ``__init__``, so ``from ..results import
+X`` depends on ``results/__init__.py``; the implicit import of a module's
+parent packages does not count (every module would otherwise depend on the
+top level).
 """
 
 import ast
@@ -51,13 +53,36 @@ def _targets(module, is_package, node, modules):
     ]
 
 
+def _is_type_checking(node):
+    """Whether `node` is ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``)."""
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _run_time_nodes(tree):
+    """Every node of `tree` except the bodies of ``if TYPE_CHECKING:`` blocks."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if _is_type_checking(child):
+                stack.extend(child.orelse)
+            else:
+                stack.append(child)
+
+
 def import_graph(root=ROOT):
-    """Module -> the set of package modules it imports (anywhere in its body)."""
+    """Module -> the set of package modules it imports when it runs (anywhere in its body)."""
     modules = _modules(root)
     graph = {}
     for module, (path, is_package) in modules.items():
         deps = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _run_time_nodes(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 for target in _targets(module, is_package, node, modules):
                     while target not in modules and "." in target:
@@ -129,8 +154,9 @@ def test_the_engine_imports_no_higher_layer():
 
 def test_the_graph_reads_imports_at_every_level(tmp_path):
     # A package with a deferred import inside a function closing a cycle,
-    # a relative import of a package's name, and an engine module importing
-    # the results layer: the checks above must see all three.
+    # a relative import of a package's name, an engine module importing the
+    # results layer and a cycle closed only under TYPE_CHECKING: the checks
+    # above must see the first three and not the last.
     pkg = tmp_path / PACKAGE
     for sub in ("engine", "results"):
         (pkg / sub).mkdir(parents=True)
@@ -141,10 +167,16 @@ def test_the_graph_reads_imports_at_every_level(tmp_path):
     (pkg / "engine" / "_c.py").write_text(
         "import numpy\n\ndef g():\n    from ..results import R\n    return R\n"
     )
-    (pkg / "results" / "_r.py").write_text("from sklearn_precision_stats.engine import _c\n")
+    (pkg / "results" / "_r.py").write_text(
+        "from typing import TYPE_CHECKING\n\nfrom sklearn_precision_stats.engine import _c\n\n"
+        "if TYPE_CHECKING:\n    from . import _s\n"
+        "else:\n    import sklearn_precision_stats.engine._b\n"
+    )
+    (pkg / "results" / "_s.py").write_text("from . import _r\n")
     graph = import_graph(pkg)
     assert graph[f"{PACKAGE}.engine._c"] == {f"{PACKAGE}.results"}
-    assert graph[f"{PACKAGE}.results._r"] == {f"{PACKAGE}.engine._c"}
+    # The type-checking import is left out, its else branch is not.
+    assert graph[f"{PACKAGE}.results._r"] == {f"{PACKAGE}.engine._c", f"{PACKAGE}.engine._b"}
     assert cycles(graph) == [[f"{PACKAGE}.engine._a", f"{PACKAGE}.engine._b"]]
 
 
