@@ -772,6 +772,14 @@ def _bootstrap_weights(rng, n_records, drawn):
     return np.ascontiguousarray(weights.T)
 
 
+# Why a weight per record rather than a draw per pattern of records (records
+# with the same keys, whose n_g weights could be drawn as one
+# Binomial(n_g, 1/2) or one multinomial count): on stacked repeated
+# cross-validation rows (5 rows a record, 10 classes, 2 * 10^6 records) 6% to
+# 10% of the records are distinct patterns for the permutation and 9% to 19%
+# for the bootstrap, and NumPy's binomial and multinomial draws cost 40 to 60
+# ns each against about 0.5 ns for a random bit: a draw per pattern was 15x
+# slower for the permutation and no faster for the bootstrap.
 def resampled_group_sums(
     records,
     grouping,
