@@ -53,6 +53,16 @@ def test_pairs_give_the_agreement_counts_of_the_joint_table(
 
 
 @pytest.mark.parametrize("max_pair_cells", [2**16, 0], ids=["cell-codes", "agreement-codes"])
+def test_no_rows_and_no_classes_give_empty_counts(monkeypatch, max_pair_cells):
+    monkeypatch.setattr(_counts, "_MAX_PAIR_CELLS", max_pair_cells)
+    empty = np.empty(0, dtype=np.intp)
+    got = agreement_from_pairs(empty, [empty] * 3, 0)
+    assert got.n == 0
+    assert got.truth.shape == (0,) and got.pred.shape == got.truth_pred.shape == (0, 3)
+    assert got.pred_pred.shape == got.truth_pred_pred.shape == (0, 3, 3)
+
+
+@pytest.mark.parametrize("max_pair_cells", [2**16, 0], ids=["cell-codes", "agreement-codes"])
 def test_many_classifiers_match_statsmodels_gee(monkeypatch, max_pair_cells):
     # 5 classifiers of 8 classes: a joint table of 8^6 cells, beyond the
     # table a comparison counts, so the pairs are counted.

@@ -280,7 +280,7 @@ def agreement_from_pairs(y, preds, n_values):
     both = np.zeros((v, n_clf, n_clf), dtype=np.int64)
     both_hit = np.zeros_like(both)
     if small:
-        table = counts[pair].reshape(-1, v, v, v)  # (pair, truth, pred_c, pred_d)
+        table = counts[pair].reshape(len(pair[0]), v, v, v)  # (pair, truth, pred_c, pred_d)
         both[:, pair[0], pair[1]] = np.einsum("pykk->kp", table)
         both_hit[:, pair[0], pair[1]] = np.einsum("pkkk->kp", table)
         # (truth, pred_c) of every classifier: a margin of one of its pairs.
