@@ -141,6 +141,7 @@ from .plotting import (
     plot_replicability,
 )
 from .results import PairedComparison
+from .results._metric_comparison import MetricComparison
 from .several_datasets import (
     FriedmanResult,
     PosthocResult,
@@ -159,6 +160,7 @@ __all__ = [
     "compare_specificity",
     "compare_accuracy",
     "PairedComparison",
+    "MetricComparison",
     "ComparisonCounts",
     "UndefinedStatisticWarning",
     # scikit-learn layer
