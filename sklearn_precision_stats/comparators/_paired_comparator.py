@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from ..engine._roles import ROLES
 from ..paired._compare import _compare
-from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions
+from ..utils._sklearn_compat import Interval, StrOptions
 from ..utils._validation import _check_aligned_indexes, _named_items
 
 __all__ = ["PairedPrecisionComparator"]
@@ -59,7 +59,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         "estimators": [list, tuple, Mapping],
         "reference": [str, None],
         "metric": [StrOptions(set(METRICS))],
-        "confidence_level": [Interval(RealNotInt, 0, 1, closed="neither")],
+        "confidence_level": [Interval(numbers.Real, 0, 1, closed="neither")],
         "cov_type": [StrOptions({"robust", "bias_reduced"})],
         "n_jobs": [numbers.Integral, None],
     }

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ..utils._validation import _prediction_pairs
 from ._counts import (
     _MAX_JOINT_CELLS,
     AgreementCounts,
@@ -60,18 +61,15 @@ _CLASS_BITS = 24
 
 
 def _named_arrays(y_preds):
-    if isinstance(y_preds, Mapping):
-        items = list(y_preds.items())
-    elif isinstance(y_preds, (list, tuple)) and all(
-        isinstance(item, tuple) and len(item) == 2 for item in y_preds
-    ):
-        items = list(y_preds)
-    else:
-        raise ValueError(
-            "y_preds must be a dict mapping classifier name to predicted labels (e.g. "
-            f"{{'nb': nb.predict(X), 'rf': rf.predict(X)}}); got {type(y_preds).__name__}."
-        )
-    return items
+    # A dict, a list of (name, predictions) pairs or a DataFrame of columns.
+    return _prediction_pairs(y_preds)
+
+
+def _is_empty(values):
+    try:
+        return len(values) == 0
+    except TypeError:
+        return False
 
 
 def _pad(array, axes, size):
@@ -255,6 +253,10 @@ class ComparisonCounts:
             )
         by_name = {str(name): arr for name, arr in items}
         arrays = [y_true] + [by_name[name] for name in self._names]
+        if all(_is_empty(a) for a in [*arrays, groups] if a is not None):
+            # An empty chunk (e.g. empty lists, read as floats by NumPy)
+            # adds nothing and must not change the labels' type.
+            return self
         names = {} if names is None else names
         arg_names = [names.get("y_true", "y_true")] + [
             names.get(name, f"y_preds[{name!r}]") for name in self._names

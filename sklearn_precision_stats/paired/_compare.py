@@ -8,6 +8,7 @@ categories, and wrap the closed-form statistics in a frozen
 
 import warnings
 from collections.abc import Hashable
+from numbers import Real
 
 import numpy as np
 
@@ -40,7 +41,7 @@ from ..engine._row_pairs import pair_statistics, records_in_order
 from ..engine._units import StoredRecords
 from ..exceptions import UndefinedStatisticWarning
 from ..results._paired_comparison import ComparisonData, PairedComparison
-from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions, validate_params
+from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._validation import _check_aligned_indexes, _check_groups, _check_predictions
 
 __all__ = [
@@ -59,11 +60,11 @@ _FEW_CLUSTERS = 30
 # One declaration of the parameters every compare_* function shares.
 _PARAMETERS = {
     "y_true": ["array-like", ComparisonCounts],
-    "y_preds": [dict, list, tuple, None],
+    "y_preds": [dict, list, tuple, "array-like", None],  # array-like: a DataFrame
     "reference": [Hashable, None],
     "groups": ["array-like", None],
     "labels": ["array-like", None],
-    "confidence_level": [Interval(RealNotInt, 0, 1, closed="neither")],
+    "confidence_level": [Interval(Real, 0, 1, closed="neither")],
     "engine": [StrOptions(set(_ENGINES))],
     "cov_type": [StrOptions(set(_COV_TYPES))],
 }
