@@ -125,6 +125,7 @@ from .diagnostic import (
 )
 from .engine._accumulator import ComparisonCounts
 from .exceptions import UndefinedStatisticWarning
+from .metrics import compare_metric
 from .paired import (
     compare_accuracy,
     compare_npv,
@@ -149,6 +150,12 @@ from .several_datasets import (
     posthoc_test,
 )
 from .simulation import make_paired_predictions, rejection_rates
+from .threshold_free import (
+    compare_average_precision,
+    compare_precision_at_recall,
+    compare_recall_at_precision,
+    compare_roc_auc,
+)
 
 __version__ = "0.1.0"
 
@@ -159,8 +166,14 @@ __all__ = [
     "compare_recall",
     "compare_specificity",
     "compare_accuracy",
+    "compare_metric",
     "PairedComparison",
     "MetricComparison",
+    # threshold-free comparisons
+    "compare_average_precision",
+    "compare_precision_at_recall",
+    "compare_recall_at_precision",
+    "compare_roc_auc",
     "ComparisonCounts",
     "UndefinedStatisticWarning",
     # scikit-learn layer
