@@ -126,6 +126,7 @@ from .diagnostic import (
 from .engine._accumulator import ComparisonCounts
 from .exceptions import UndefinedStatisticWarning
 from .metrics import compare_metric
+from .metrics import compare_metric
 from .paired import (
     compare_accuracy,
     compare_npv,

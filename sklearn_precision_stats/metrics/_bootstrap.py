@@ -1,0 +1,102 @@
+"""The paired bootstrap of measures over cells or record patterns.
+
+A resample of ``n`` rows with replacement draws the counts of the joint
+table's cells from a multinomial with the observed proportions; with
+clustered rows, a resample of records draws the numbers of each distinct
+per-record pattern of cells. Either costs O(cells) or O(patterns) per
+replicate, whatever the number of rows, and every classifier's confusion
+matrix follows from the same draws, so the replicates are paired.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse, special
+
+from ._cells import Cells
+from ._definitions import MeasureSpec
+
+__all__ = []
+
+# Replicates are drawn in chunks of at most this many (replicate, unit) draws.
+_CHUNK_DRAWS = 2**22
+
+
+def bootstrap_replicates(
+    specs: list[MeasureSpec], cells: Cells, n_resamples: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Measures of every classifier on each resample: ``(B, C, R)``."""
+    k = cells.n_values
+    n_clf = cells.codes.shape[1] - 1
+    n_cells = len(cells.counts)
+    maps = []
+    for c in range(n_clf):
+        onehot = sparse.csr_array(
+            (np.ones(n_cells), (np.arange(n_cells), cells.cell_index(c))), shape=(n_cells, k * k)
+        )
+        maps.append(onehot if cells.patterns is None else sparse.csr_array(cells.patterns @ onehot))
+    if cells.patterns is None:
+        n_units, weights = cells.n_rows, cells.counts
+    else:
+        assert cells.multiplicity is not None
+        n_units, weights = cells.n_records, cells.multiplicity
+    pvals = weights / weights.sum()
+    n_out = specs[0].n_outputs
+    out = np.empty((n_resamples, n_clf, n_out))
+    chunk = max(1, _CHUNK_DRAWS // len(pvals))
+    for start in range(0, n_resamples, chunk):
+        size = min(chunk, n_resamples - start)
+        draws = rng.multinomial(n_units, pvals, size=size).astype(float)
+        for c in range(n_clf):
+            confusion = np.asarray(maps[c].T @ draws.T).T.reshape(size, k, k)
+            out[start : start + size, c] = specs[c].values(confusion)
+    return out
+
+
+def percentile_interval(replicates: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    alpha = (1 - level) / 2
+    with np.errstate(invalid="ignore"):
+        low, high = np.nanquantile(replicates, [alpha, 1 - alpha], axis=0)
+    return low, high
+
+
+def bca_interval(
+    replicates: np.ndarray, estimate: np.ndarray, acceleration: np.ndarray, level: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Efron's bias-corrected and accelerated interval, column by column."""
+    alpha = (1 - level) / 2
+    valid = np.isfinite(replicates)
+    n_valid = valid.sum(axis=0)
+    below = (replicates < estimate).sum(axis=0) + 0.5 * (replicates == estimate).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z0 = special.ndtri(below / n_valid)
+        lows, highs = np.full(estimate.shape, np.nan), np.full(estimate.shape, np.nan)
+        for i, z_a in enumerate((special.ndtri(alpha), special.ndtri(1 - alpha))):
+            shift = z0 + z_a
+            q = special.ndtr(z0 + shift / (1 - acceleration * shift))
+            target = lows if i == 0 else highs
+            for j in np.ndindex(estimate.shape):
+                col = replicates[(slice(None),) + j]
+                col = col[np.isfinite(col)]
+                if col.size and np.isfinite(q[j]):
+                    target[j] = np.quantile(col, q[j])
+    return lows, highs
+
+
+def bootstrap_pvalue(replicates: np.ndarray, estimate: np.ndarray) -> np.ndarray:
+    """Two-sided p-value of a zero difference: the centred replicates as the null.
+
+    ``(1 + #{|d* - d| >= |d|}) / (1 + B)`` (Hall and Wilson, 1991).
+    """
+    valid = np.isfinite(replicates)
+    with np.errstate(invalid="ignore"):
+        extreme = (np.abs(replicates - estimate) >= np.abs(estimate)) & valid
+        p = (1.0 + extreme.sum(axis=0)) / (1.0 + valid.sum(axis=0))
+    return np.where(np.isfinite(estimate), p, np.nan)
+
+
+def acceleration(influence: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """BCa acceleration from the units' influence values ``(V, ...)``."""
+    w = weights.reshape((-1,) + (1,) * (influence.ndim - 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (w * influence**3).sum(axis=0) / (6.0 * ((w * influence**2).sum(axis=0)) ** 1.5)
