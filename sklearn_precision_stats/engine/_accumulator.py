@@ -632,10 +632,44 @@ class ComparisonCounts:
         return out
 
     def __repr__(self):
-        kind = "clustered" if self._clustered else "one row per record"
+        classes = self.classes.tolist()
+        shown = classes if len(classes) <= 6 else [*classes[:5], "..."]
         return (
-            f"ComparisonCounts(classifiers={list(self._names)!r}, n_rows={self._n_rows}, "
-            f"n_records={self.n_records}, n_classes={self._labels.n_values}, {kind})"
+            f"ComparisonCounts(classifiers={list(self._names)!r}, classes={shown!r}, "
+            f"n_rows={self._n_rows}, n_records={self.n_records}, clustered={self._clustered})"
+        )
+
+    def _repr_html_(self):
+        # Notebook display: what was counted, and each classifier's rows right.
+        import html
+
+        names = self._names
+        correct = [self.mcnemar_sums(name, names[0])["correct_a"] for name in names]
+        classes = self.classes.tolist()
+        shown = ", ".join(map(str, classes[:10])) + (", ..." if len(classes) > 10 else "")
+        header = {
+            "Classifiers": ", ".join(names),
+            "Classes": f"{len(classes)} ({shown})",
+            "Rows per classifier": self._n_rows,
+            "Records": f"{self.n_records} ("
+            + ("clustered rows" if self._clustered else "one row each")
+            + ")",
+        }
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+            f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
+            for k, v in header.items()
+        )
+        right = "".join(
+            f"<tr><td>{html.escape(name)}</td><td>{n}</td>"
+            f"<td>{n / self._n_rows if self._n_rows else float('nan'):.4g}</td></tr>"
+            for name, n in zip(names, correct, strict=True)
+        )
+        return (
+            "<div><p><b>ComparisonCounts</b></p>"
+            f"<table style='width:auto'>{rows}</table>"
+            "<table style='width:auto'><tr><th>classifier</th><th>rows right</th>"
+            f"<th>accuracy</th></tr>{right}</table></div>"
         )
 
 

@@ -94,6 +94,8 @@ def summary_frames(
         if name not in names:
             continue
         frame = frame.reset_index(drop=True)
+        # summary() pads a header to align its text tables; not needed here.
+        frame.columns = [str(c).rstrip() for c in frame.columns]
         if levels:
             for column, source in _PVALUE_SOURCES[name].items():
                 if column in frame.columns:

@@ -1,5 +1,7 @@
 """The result of a paired comparison: frozen, built from read-only arrays."""
 
+import html
+import numbers
 from typing import NamedTuple
 
 import numpy as np
@@ -305,18 +307,21 @@ class PairedComparison:
         Parameters
         ----------
         digits : int, default=4
-            Significant digits of the estimates.
+            Significant digits of the estimates (0 is taken as 1), one
+            fewer for the interval limits; p-values always show 4 decimals.
         confidence_level : float, default=None
             Level of the intervals; the comparison's own when None.
 
         Returns
         -------
         statsmodels.iolib.summary2.Summary
-            Printable; ``.as_text()`` gives the string.
+            Printable; ``.as_text()`` gives the string. Its tables and rules
+            share one width.
         """
         import pandas as pd
         from statsmodels.iolib.summary2 import Summary
 
+        digits = _check_digits(digits)
         level = self._level(confidence_level)
         pct = f"{100 * level:g}%"
         role = self._role
@@ -384,10 +389,85 @@ class PairedComparison:
             "(recommended for two classifiers); WGS: weighted GS; Wald: "
             "empirical Wald test of the GEE marginal model."
         )
-        return summ
+        if self._clustered:
+            summ.add_text(
+                "WGS is NaN by design with repeated records (groups): it is defined "
+                "for one row per record. GS holds its level with clustered rows."
+            )
+        return _equal_widths(summ)
 
     def _repr_html_(self):
-        return self.table._repr_html_()
+        """Notebook display: a header, a compact per-class table and the omnibus tests.
+
+        Nine narrow columns (the full table has 30): the measure of the
+        classifier and of the reference, the ratio with its interval, the
+        p-values of the GS, WGS and Wald tests and the difference.
+        """
+        import pandas as pd
+
+        pct = f"{100 * self.confidence_level:g}%"
+        role = self._role
+        ratio = role.ratio_abbreviation
+        metric = self.metric
+        header = {
+            "Measure": metric + (" (classes pooled)" if role.pooled else " (one-vs-rest)"),
+            "Reference": self.reference,
+            "Classifiers": ", ".join(map(str, self.classifiers[1:])),
+            "Classes": len(self.classes),
+            "Records": f"{self.n_records} ({self.n_rows} rows per classifier)",
+            "Level": pct,
+            "Covariance": self.cov_type,
+            "Engine": self.engine,
+        }
+        t = self.table
+        compact = pd.DataFrame(
+            {
+                "class": t["class"].astype(str),
+                "classifier": t["classifier"].astype(str),
+                metric: t[metric],
+                "ref": t[f"{metric}_reference"],
+                ratio: t["ratio"],
+                f"{ratio} {pct} CI": _interval(t["ratio_ci_low"], t["ratio_ci_high"], 4),
+                "P>GS": t["gs_pvalue"],
+                "P>WGS": t["wgs_pvalue"],
+                "P>Wald": t["wald_pvalue"],
+            }
+        )
+        omnibus = self.omnibus.rename(
+            columns={
+                "gs_stat": "GS",
+                "gs_pvalue": "P>GS",
+                "wald_stat": "Wald",
+                "wald_pvalue": "P>Wald",
+            }
+        )
+        omnibus["class"] = omnibus["class"].astype(str)
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+            f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
+            for k, v in header.items()
+        )
+        style = "font-size:90%; width:auto"
+
+        def frame_html(frame):
+            return (
+                _format_frame(frame, 4)
+                .to_html(index=False, border=0, escape=True)
+                .replace("<table", f"<table style='{style}'", 1)
+            )
+
+        return (
+            "<div style='max-width:100%; overflow-x:auto'>"
+            f"<p><b>Paired comparison of {html.escape(metric)}</b></p>"
+            f"<table style='{style}'>{rows}</table>"
+            f"<p>Each classifier against {html.escape(str(self.reference))}; "
+            f"ref = its {html.escape(metric)}, {html.escape(ratio)} = "
+            f"{html.escape(role.ratio_name)} (classifier / reference).</p>"
+            f"{frame_html(compact)}"
+            f"<p>Omnibus: all {len(self.classifiers)} classifiers equal, per class.</p>"
+            f"{frame_html(omnibus)}"
+            "</div>"
+        )
 
     def to_latex(self, **kwargs):
         """The tables of :meth:`summary` as LaTeX, for a paper.
@@ -734,6 +814,15 @@ class PairedComparison:
         return at_prevalence(self, prevalence, ci, n_resamples, random_state, confidence_level)
 
 
+def _check_digits(digits):
+    """`digits` as an int >= 0, or a ValueError naming the parameter."""
+    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 0:
+        raise ValueError(
+            f"digits must be a non-negative integer (significant digits), got {digits!r}."
+        )
+    return int(digits)
+
+
 def _format_frame(frame, digits):
     out = frame.copy()
     for col in out.columns:
@@ -749,6 +838,34 @@ def _format_frame(frame, digits):
     return out
 
 
+def _equal_widths(summary):
+    """Widen the summary's narrower tables to the widest one's width.
+
+    statsmodels spreads the missing width over a table's column gaps and
+    puts the rest into its first column's values, where it is lost (cells
+    are stripped), so tables end up to ``n_columns - 2`` characters
+    narrower than the ``=`` rules. The rest goes into the first column's
+    header here, which is kept.
+    """
+    from statsmodels.iolib.summary2 import Summary
+
+    def width(table, settings):
+        alone = Summary()
+        alone.tables, alone.settings = [table], [settings]
+        return len(alone.as_text().splitlines()[1])  # its "=" rule
+
+    widths = [width(t, st) for t, st in zip(summary.tables, summary.settings, strict=True)]
+    widest = max(widths)
+    for i, (table, settings) in enumerate(zip(summary.tables, summary.settings, strict=True)):
+        rest = (widest - widths[i]) % max(table.shape[1] - 1, 1)
+        if not rest or not settings["header"] or settings["index"]:
+            continue
+        first = str(table.columns[0])
+        longest = max([len(first), *(len(str(v).strip()) for v in table.iloc[:, 0])])
+        summary.tables[i] = table.rename(columns={table.columns[0]: first.ljust(longest + rest)})
+    return summary
+
+
 def _format_pvalue(p):
     if not np.isfinite(p):
         return "nan"
@@ -756,9 +873,8 @@ def _format_pvalue(p):
 
 
 def _interval(low, high, digits):
+    digits = max(digits - 1, 0)
     return [
-        f"({lo:.{digits - 1}g}, {hi:.{digits - 1}g})"
-        if np.isfinite(lo) and np.isfinite(hi)
-        else "nan"
+        f"({lo:.{digits}g}, {hi:.{digits}g})" if np.isfinite(lo) and np.isfinite(hi) else "nan"
         for lo, hi in zip(low, high, strict=False)
     ]
