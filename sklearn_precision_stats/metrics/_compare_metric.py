@@ -342,7 +342,9 @@ def compare_cells(
         values, unit_if = unit_influence(specs[c], cells, c)
         estimates.append(values)
         influence.append(unit_if)
-        for label, reason in zip(classes, specs[c].undefined_reasons(confusion), strict=True):
+        for label, reason in zip(
+            classes.tolist(), specs[c].undefined_reasons(confusion), strict=True
+        ):
             if reason is not None:
                 messages.append(f"{measure} of class {label!r} for {names[c]!r} is NaN: {reason}")
     est = np.stack(estimates, axis=1)  # (R, C)
@@ -390,7 +392,7 @@ def compare_cells(
     no_variance = np.isfinite(diff) & ~(diff_se > 0)
     for r, c in zip(*np.nonzero(no_variance), strict=True):
         messages.append(
-            f"the difference in {measure} of class {classes[r]!r} between "
+            f"the difference in {measure} of class {classes.tolist()[r]!r} between "
             f"{names[c + 1]!r} and the reference has no variance (the two agree on "
             "every row that matters), so its p-value is NaN"
         )
