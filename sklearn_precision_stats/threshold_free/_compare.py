@@ -220,7 +220,12 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
     elif codes is not None:
         # Records stratified by true class, each class a contiguous range.
         n_codes = int(codes.max()) + 1 if not binary else 2
-        order_by_class = np.argsort(codes, kind="stable")
+        # Within its class, units follow the reference's scores of that
+        # class, decreasing: the reference's curve of the class then reads
+        # its positives' weights in place (binary: both its gathers).
+        reference_scores = problem.scores[0]
+        own = reference_scores[:, 0] if binary else reference_scores[np.arange(n_rows), codes]
+        order_by_class = np.lexsort((-own, codes))
         unit = np.empty(n_rows, dtype=np.intp)
         unit[order_by_class] = np.arange(n_rows)
         problem.unit = unit
@@ -275,10 +280,10 @@ class _Evaluator:
         self.per_class = average is None or problem.binary or average == "micro"
 
     @property
-    def n_thresholds(self):
-        return max(c.n_thresholds + c.unit_pos.shape[0] + c.unit_neg.shape[0] for c in self.curves)
+    def size(self):
+        return max(curve.size for curve in self.curves)
 
-    def evaluate(self, weights, envelope=None):
+    def evaluate(self, weights, envelope=None, workspace=None):
         """Values (n_replicates, n_table_rows) and undefined masks.
 
         `envelope`: recall grid; then also the interpolated precision of
@@ -286,13 +291,13 @@ class _Evaluator:
         """
         values, undefined, positives, bands = [], [], [], []
         for curve in self.curves:
-            tp, fp = curve.counts(weights)
-            value, bad = self.measure.function(tp, fp)
+            counts = curve.counts(weights, workspace)
+            value, bad = self.measure.function(counts)
             values.append(value)
             undefined.append(bad)
-            positives.append(tp[:, -1])
+            positives.append(counts.n_pos)
             if envelope is not None:
-                bands.append(_interpolated_precision(tp, fp, envelope))
+                bands.append(_curves.interpolated_precision(counts, envelope))
         values = np.column_stack(values)
         undefined = np.column_stack(undefined)
         if not self.per_class:
@@ -305,22 +310,6 @@ class _Evaluator:
             undefined = undefined.any(axis=1, keepdims=True)
         band = np.stack(bands, axis=1) if envelope is not None else None
         return values, undefined, band
-
-
-def _interpolated_precision(tp, fp, recall_grid):
-    """Largest precision at recall at least r, for r on the grid (the PR envelope)."""
-    n_pos = tp[:, -1]
-    precision = _curves._precision(tp, fp)
-    # Running maxima from the lowest threshold back: envelope at threshold g.
-    envelope = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
-    out = np.full((tp.shape[0], recall_grid.shape[0]), np.nan)
-    for r in range(tp.shape[0]):
-        if n_pos[r] == 0:
-            continue
-        first = np.searchsorted(tp[r] / n_pos[r], recall_grid, side="left")
-        inside = first < tp.shape[1]
-        out[r, inside] = envelope[r, first[inside]]
-    return out
 
 
 # Inference --------------------------------------------------------------
@@ -469,7 +458,8 @@ def _run(
     estimates = np.column_stack([p[0][0] for p in point])
     undefined = np.column_stack([p[1][0] for p in point])
 
-    block = block_size(max(ev.n_thresholds for ev in evaluators), n_replicates)
+    block = block_size(max(ev.size for ev in evaluators), n_replicates)
+    workspace = {}
     reps = np.empty((n_replicates, n_table, n_clf))
     reps_undefined = np.zeros((n_table, n_clf), dtype=np.intp)
     band_reps = (
@@ -482,7 +472,7 @@ def _run(
     ):
         stop = start + weights.shape[0]
         for c, ev in enumerate(evaluators):
-            values, bad, band = ev.evaluate(weights, grid if with_curves else None)
+            values, bad, band = ev.evaluate(weights, grid if with_curves else None, workspace)
             reps[start:stop, :, c] = values
             reps_undefined[:, c] += bad.sum(axis=0)
             if with_curves:
@@ -492,7 +482,7 @@ def _run(
     for start, weights in jackknife_blocks(problem.n_units, n_groups, rng, block):
         stop = start + weights.shape[0]
         for c, ev in enumerate(evaluators):
-            jack[start:stop, :, c] = ev.evaluate(weights)[0]
+            jack[start:stop, :, c] = ev.evaluate(weights, workspace=workspace)[0]
 
     level = confidence_level
     inference = _bootstrap_inference(estimates, reps, jack, level)
@@ -831,7 +821,7 @@ def compare_precision_at_recall(
     target = _check_target(recall, "recall")
     measure = _Measure(
         "precision_at_recall",
-        lambda tp, fp: _curves.precision_at_recall(tp, fp, target),
+        lambda counts: _curves.precision_at_recall(counts, target),
     )
     return _run(
         measure,
@@ -907,7 +897,7 @@ def compare_recall_at_precision(
     target = _check_target(precision, "precision")
     measure = _Measure(
         "recall_at_precision",
-        lambda tp, fp: _curves.recall_at_precision(tp, fp, target),
+        lambda counts: _curves.recall_at_precision(counts, target),
     )
     return _run(
         measure,

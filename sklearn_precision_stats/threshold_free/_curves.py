@@ -24,6 +24,12 @@ __all__ = []
 class SortedCurve:
     """One classifier's scores of one class, sorted once.
 
+    Only the thresholds whose tie group holds a positive entry are kept:
+    every measure here is attained there. Between two of them the true
+    positives do not change while the false positives grow, so the recall
+    is the same and the precision lower; the area under the ROC curve only
+    grows where the true positives do.
+
     Parameters
     ----------
     scores : ndarray of float64, shape (n_entries,)
@@ -37,125 +43,211 @@ class SortedCurve:
     unit_pos, unit_neg : ndarray of int32
         Units of the positive and of the negative entries, in decreasing
         order of score (stable, as scikit-learn sorts).
-    pos_upto, neg_upto : ndarray of intp, shape (n_thresholds,)
-        Positive and negative entries with a score at least each distinct
-        score, highest score first.
-    thresholds : ndarray of float64, shape (n_thresholds,)
-        The distinct scores, decreasing.
+    pos_upto, neg_upto, neg_before : ndarray of intp, shape (n_kept,)
+        At each kept threshold: the positive and negative entries scored at
+        least that high, and the negative entries scored strictly higher.
+    thresholds : ndarray of float64, shape (n_kept,)
+        The kept distinct scores, decreasing.
     """
 
     def __init__(self, scores, positive, unit):
         # scikit-learn sorts with a stable descending argsort; the order
-        # within a tie group does not change any count, so any order works.
+        # within a tie group changes no count, so any order works.
         order = np.argsort(-scores, kind="stable")
         sorted_scores = scores[order]
         sorted_pos = positive[order]
         ends = np.flatnonzero(sorted_scores[1:] != sorted_scores[:-1])
         ends = np.append(ends, scores.shape[0] - 1)
         pos_cum = np.cumsum(sorted_pos, dtype=np.intp)
-        self.pos_upto = pos_cum[ends]
-        self.neg_upto = ends + 1 - self.pos_upto
-        self.thresholds = sorted_scores[ends]
+        pos_upto = pos_cum[ends]
+        neg_upto = ends + 1 - pos_upto
+        kept = np.diff(pos_upto, prepend=0) > 0
+        self.pos_upto = pos_upto[kept]
+        self.neg_upto = neg_upto[kept]
+        self.neg_before = np.concatenate(([0], neg_upto[:-1]))[kept]
+        self.thresholds = sorted_scores[ends[kept]]
         sorted_unit = unit[order].astype(np.int32, copy=False)
         self.unit_pos = sorted_unit[sorted_pos]
         self.unit_neg = sorted_unit[~sorted_pos]
+        self.pos_start = _contiguous_start(self.unit_pos)
+        self.neg_start = _contiguous_start(self.unit_neg)
 
     @property
-    def n_thresholds(self):
-        return self.thresholds.shape[0]
+    def size(self):
+        """Entries of the curve (the longest array a replicate needs)."""
+        return self.unit_pos.shape[0] + self.unit_neg.shape[0]
 
-    def counts(self, weights):
-        """True and false positives at every threshold, per replicate.
+    def counts(self, weights, workspace=None):
+        """Weighted counts at the kept thresholds, per replicate.
 
         Parameters
         ----------
         weights : ndarray of int, shape (n_replicates, n_units)
+        workspace : dict, default=None
+            Buffers reused between calls (fresh large arrays cost page
+            faults at every replicate).
 
         Returns
         -------
-        tp, fp : ndarray of float64, shape (n_replicates, n_thresholds)
+        Counts
         """
-        return (
-            _cumulative_at(weights, self.unit_pos, self.pos_upto),
-            _cumulative_at(weights, self.unit_neg, self.neg_upto),
+        workspace = {} if workspace is None else workspace
+        (tp,), n_pos = _cumulative_at(
+            weights, self.unit_pos, self.pos_start, (self.pos_upto,), workspace
         )
+        (fp, fp_before), n_neg = _cumulative_at(
+            weights, self.unit_neg, self.neg_start, (self.neg_upto, self.neg_before), workspace
+        )
+        return Counts(tp, fp, fp_before, n_pos, n_neg)
 
 
-def _cumulative_at(weights, units, upto):
-    """Sums of ``weights[:, units[:k]]`` for every ``k`` in `upto`."""
-    n_rep = weights.shape[0]
-    if units.shape[0] == 0:
-        return np.zeros((n_rep, upto.shape[0]))
-    # The caller's weight type holds every replicate's total weight, so the
-    # integer sums are exact and done in place.
-    cum = np.take(weights, units, axis=1)
-    np.cumsum(cum, axis=1, out=cum)
-    out = np.take(cum, np.maximum(upto - 1, 0), axis=1).astype(np.float64)
-    out[:, upto == 0] = 0.0
-    return out
+class Counts:
+    """Weighted counts of one curve at its kept thresholds.
+
+    Attributes
+    ----------
+    tp, fp, fp_before : ndarray of float64, shape (n_replicates, n_kept)
+        True and false positives at least as high as each kept threshold,
+        and false positives strictly higher.
+    n_pos, n_neg : ndarray of float64, shape (n_replicates,)
+        Weighted positives and negatives.
+    """
+
+    def __init__(self, tp, fp, fp_before, n_pos, n_neg):
+        self.tp, self.fp, self.fp_before = tp, fp, fp_before
+        self.n_pos, self.n_neg = n_pos, n_neg
 
 
-# The measures, from cumulative counts of shape (n_replicates, n_thresholds).
-# Each returns the values and a boolean mask of undefined replicates.
+def _contiguous_start(units):
+    """The first unit when `units` is a run ``start, start + 1, ...``, else None."""
+    n = units.shape[0]
+    # The cheap test first; the full one only for a likely run.
+    if n and units[-1] - units[0] == n - 1 and np.array_equal(units, units[0] + np.arange(n)):
+        return int(units[0])
+    return None
 
 
-def _precision(tp, fp):
-    total = tp + fp
-    precision = np.zeros_like(tp)
-    np.divide(tp, total, out=precision, where=total != 0)
-    return precision
+def _buffer(workspace, shape, dtype):
+    # Fresh large arrays cost page faults at every replicate: reuse them.
+    key = (shape, np.dtype(dtype).str)
+    buffer = workspace.get(key)
+    if buffer is None:
+        buffer = workspace.setdefault(key, np.empty(shape, dtype=dtype))
+    return buffer
 
 
-def average_precision(tp, fp):
+def _cumulative_at(weights, units, start, positions, workspace):
+    """Sums of ``weights[:, units[:k]]`` for every ``k`` of each of `positions`.
+
+    `start`: the first unit when `units` is a contiguous run (the weights
+    are then summed in place, with no gather).
+    """
+    n_rep, n = weights.shape[0], units.shape[0]
+    if n == 0:
+        zeros = np.zeros((n_rep, positions[0].shape[0]))
+        return tuple(zeros for _ in positions), np.zeros(n_rep)
+    # Integer sums are exact in a type that holds the total weight; small
+    # weights (uint8) are gathered in their own type, which is faster.
+    total = n * int(np.iinfo(weights.dtype).max) if weights.dtype.itemsize < 4 else 2**63
+    accumulator = np.int32 if total < 2**31 or weights.dtype == np.int32 else np.int64
+    cum = _buffer(workspace, (n_rep, n), accumulator)
+    if start is not None:
+        source = weights[:, start : start + n]
+    elif weights.dtype == accumulator:
+        np.take(weights, units, axis=1, out=cum, mode="clip")
+        source = cum
+    else:
+        source = _buffer(workspace, (n_rep, n), weights.dtype)
+        np.take(weights, units, axis=1, out=source, mode="clip")
+    np.cumsum(source, axis=1, dtype=accumulator, out=cum)
+    out = []
+    for upto in positions:
+        values = np.take(cum, np.maximum(upto - 1, 0), axis=1).astype(np.float64)
+        # Positions are nondecreasing: the zeros are a prefix.
+        values[:, : np.searchsorted(upto, 0, side="right")] = 0.0
+        out.append(values)
+    return tuple(out), cum[:, -1].astype(np.float64)
+
+
+# The measures, from a curve's Counts. Each returns the values and a
+# boolean mask of undefined replicates.
+
+
+def average_precision(counts):
     """scikit-learn's ``average_precision_score``: sum of precision times recall steps."""
-    n_pos = tp[:, -1]
+    tp, n_pos = counts.tp, counts.n_pos
     undefined = n_pos == 0
     steps = np.diff(tp, axis=1, prepend=0.0)
+    steps *= tp
+    # A kept threshold of weight 0 adds nothing (and is 0/0).
+    total = tp + counts.fp
+    np.divide(steps, total, out=steps, where=total != 0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        recall_steps = steps / n_pos[:, None]
-    values = np.sum(recall_steps * _precision(tp, fp), axis=1)
-    values = np.maximum(values, 0.0)
+        values = np.sum(steps, axis=1) / n_pos
     values[undefined] = np.nan
     return values, undefined
 
 
-def precision_at_recall(tp, fp, recall):
-    """Largest precision among thresholds whose recall is at least `recall`."""
-    n_pos = tp[:, -1]
-    undefined = n_pos == 0
+def _precision(counts):
+    # Every kept threshold has a positive, so tp + fp > 0 unless its
+    # weight is 0; such a point repeats the previous one.
+    total = counts.tp + counts.fp
+    precision = np.zeros_like(total)
+    np.divide(counts.tp, total, out=precision, where=total != 0)
+    return precision
+
+
+def _recall(counts):
     with np.errstate(invalid="ignore", divide="ignore"):
-        reached = tp / n_pos[:, None] >= recall
-    values = np.max(np.where(reached, _precision(tp, fp), -np.inf), axis=1)
+        return counts.tp / counts.n_pos[:, None]
+
+
+def precision_at_recall(counts, recall):
+    """Largest precision among thresholds whose recall is at least `recall`."""
+    undefined = counts.n_pos == 0
+    reached = _recall(counts) >= recall
+    values = np.max(np.where(reached, _precision(counts), -np.inf), axis=1, initial=-np.inf)
     values[undefined | ~np.isfinite(values)] = np.nan
     return values, undefined
 
 
-def recall_at_precision(tp, fp, precision):
+def recall_at_precision(counts, precision):
     """Largest recall among the points of the curve whose precision is at least `precision`.
 
     The curve ends in scikit-learn's point (recall 0, precision 1), so the
     value is 0 when no threshold reaches the precision.
     """
-    n_pos = tp[:, -1]
-    undefined = n_pos == 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        recall = tp / n_pos[:, None]
-    values = np.max(np.where(_precision(tp, fp) >= precision, recall, 0.0), axis=1)
+    undefined = counts.n_pos == 0
+    reached = _precision(counts) >= precision
+    values = np.max(np.where(reached, _recall(counts), 0.0), axis=1, initial=0.0)
     values[undefined] = np.nan
     return values, undefined
 
 
-def roc_auc(tp, fp):
+def roc_auc(counts):
     """scikit-learn's ``roc_auc_score``: the trapezoidal area under the ROC curve."""
-    n_pos = tp[:, -1]
-    n_neg = fp[:, -1]
-    undefined = (n_pos == 0) | (n_neg == 0)
-    # Trapezoids between consecutive thresholds, from the point (0, 0);
-    # a tie of positives and negatives counts 1/2, as the Mann-Whitney U.
-    d_fp = np.diff(fp, axis=1, prepend=0.0)
-    tp_prev = tp - np.diff(tp, axis=1, prepend=0.0)
-    area = np.sum(d_fp * (tp + tp_prev), axis=1) / 2.0
+    undefined = (counts.n_pos == 0) | (counts.n_neg == 0)
+    # A positive scores above the negatives of lower thresholds and ties
+    # the negatives of its own threshold, which count 1/2 (trapezoids).
+    below = counts.n_neg[:, None] - (counts.fp + counts.fp_before) / 2.0
+    steps = np.diff(counts.tp, axis=1, prepend=0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        values = area / (n_pos * n_neg)
+        values = np.sum(steps * below, axis=1) / (counts.n_pos * counts.n_neg)
     values[undefined] = np.nan
     return values, undefined
+
+
+def interpolated_precision(counts, recall_grid):
+    """Largest precision at a recall at least r, for r on the grid (the PR envelope)."""
+    precision = _precision(counts)
+    recall = _recall(counts)
+    # Running maxima from the lowest threshold back: the envelope.
+    envelope = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
+    out = np.full((precision.shape[0], recall_grid.shape[0]), np.nan)
+    for r in range(precision.shape[0]):
+        if counts.n_pos[r] == 0:
+            continue
+        first = np.searchsorted(recall[r], recall_grid, side="left")
+        inside = first < precision.shape[1]
+        out[r, inside] = envelope[r, first[inside]]
+    return out

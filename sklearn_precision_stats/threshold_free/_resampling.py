@@ -59,8 +59,12 @@ def check_n_resamples(n_resamples, n_units, unit_name):
     return weights.shape[0], weights
 
 
-def _weight_dtype(max_total):
-    # Cumulative sums of the weights are done in this type, in place.
+def _weight_dtype(max_weight, max_total):
+    # Weights below 256 are kept in one byte each: gathering them in the
+    # sorted orders of the classifiers is then cheaper. Larger ones are in
+    # a type that holds the cumulative sums.
+    if max_weight <= np.iinfo(np.uint8).max:
+        return np.uint8
     return np.int32 if max_total < 2**31 else np.int64
 
 
@@ -85,18 +89,17 @@ def weight_blocks(n_replicates, strata_sizes, rng, block, given=None, unit_of_co
     n_units = int(np.sum(strata_sizes))
     if given is not None:
         totals = given.sum(axis=1, dtype=np.float64)
-        dtype = _weight_dtype(totals.max(initial=0))
+        dtype = _weight_dtype(given.max(initial=0), totals.max(initial=0))
         for start in range(0, n_replicates, block):
             chunk = given[start : start + block]
             weights = np.zeros((chunk.shape[0], n_units), dtype=dtype)
             weights[:, unit_of_column] = chunk
             yield start, weights
         return
-    dtype = _weight_dtype(n_units)
     offsets = np.cumsum([0, *strata_sizes])
     for start in range(0, n_replicates, block):
         n_rep = min(block, n_replicates - start)
-        weights = np.empty((n_rep, n_units), dtype=dtype)
+        weights = np.empty((n_rep, n_units), dtype=np.uint8)
         for size, offset in zip(strata_sizes, offsets[:-1], strict=False):
             size = int(size)
             if size == 0:
@@ -106,6 +109,9 @@ def weight_blocks(n_replicates, strata_sizes, rng, block, given=None, unit_of_co
             # bins r * size ... (r + 1) * size - 1.
             draws += (np.arange(n_rep) * size)[:, None]
             counts = np.bincount(draws.reshape(-1), minlength=n_rep * size)
+            del draws
+            if weights.dtype == np.uint8 and counts.max() > np.iinfo(np.uint8).max:
+                weights = weights.astype(_weight_dtype(n_units, n_units))
             weights[:, offset : offset + size] = counts.reshape(n_rep, size)
         yield start, weights
 
@@ -120,7 +126,6 @@ def jackknife_blocks(n_units, n_groups, rng, block):
     group = np.arange(n_units) % n_groups
     if n_groups < n_units:
         group = rng.permutation(group)
-    dtype = _weight_dtype(n_units)
     for start in range(0, n_groups, block):
         ids = np.arange(start, min(start + block, n_groups))
-        yield start, (group[None, :] != ids[:, None]).astype(dtype)
+        yield start, (group[None, :] != ids[:, None]).astype(np.uint8)
