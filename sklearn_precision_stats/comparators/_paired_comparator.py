@@ -296,6 +296,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         metric: str,
         confidence_level: float | None = None,
         labels: Any = None,
+        diagnostics: list[str] | None = None,
     ) -> Any:
         """The comparison of the paired functions, with this comparator's settings.
 
@@ -303,6 +304,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         covariance are the comparator's, and so is the confidence level when
         `confidence_level` is None. Called by the public methods directly,
         so that warnings about undefined statistics point at their caller.
+        A `diagnostics` list receives those messages instead of warnings.
         """
         level = self.confidence_level if confidence_level is None else confidence_level
         # Frames from the engine's warning to the user's call: two in the
@@ -318,6 +320,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
             metric,
             5,
             cov_type=self.cov_type,
+            diagnostics=diagnostics,
         )
 
 

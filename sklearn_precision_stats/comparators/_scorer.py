@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 
+from ..exceptions import UndefinedStatisticWarning
+from ..utils._validation import _check_aligned_indexes
 from ._paired_comparator import METRICS
 
 __all__ = ["make_comparison_scorer"]
@@ -33,8 +36,34 @@ class _ComparisonScorer:
         self.classifier = classifier
 
     def __call__(self, comparator: Any, X: Any, y: Any, **kwargs: Any) -> float:
-        result = comparator.compare(X, y, metric=self.metric)
-        row = _select_row(result.table, self.metric, self.label, self.classifier)
+        # The comparison is made without its warnings: most are about
+        # statistics this scorer does not read, and a grid search would
+        # repeat them for every split and candidate. If the number scored
+        # is undefined, one warning gives the reasons for its class.
+        _check_aligned_indexes(X=X, y=y)
+        y_preds = comparator.predict_all(X)
+        result = comparator._compare_predictions(
+            y, y_preds, None, metric=self.metric, diagnostics=[]
+        )
+        value = self._score(_select_row(result.table, self.metric, self.label, self.classifier))
+        if np.isnan(value):
+            reasons: list[str] = []
+            labels = None if self.metric == "accuracy" else [self.label]
+            comparator._compare_predictions(
+                y, y_preds, None, metric=self.metric, labels=labels, diagnostics=reasons
+            )
+            where = "the pooled classes" if labels is None else f"class {self.label!r}"
+            scored = (
+                self.output if self.output in ("ratio", "diff") else f"{self.test} {self.output}"
+            )
+            warnings.warn(
+                f"The scored {scored} of {where} is NaN in this split. {' '.join(reasons)}",
+                UndefinedStatisticWarning,
+                stacklevel=2,
+            )
+        return value
+
+    def _score(self, row: Any) -> float:
         if self.output == "ratio":
             return float(row["ratio"])
         if self.output == "diff":

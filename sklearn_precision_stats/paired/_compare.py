@@ -463,11 +463,13 @@ def _compare(
     metric,
     stacklevel=_STACKLEVEL,
     cov_type="robust",
+    diagnostics=None,
 ):
     """Validate, compute and wrap.
 
     `stacklevel` counts the frames from the engine's warning to the user's
-    call (the default suits the public functions).
+    call (the default suits the public functions). `diagnostics`: see
+    :func:`comparison_from_data`.
     """
     role = get_role(metric)
     if isinstance(y_true, ComparisonCounts) or is_dask_collection(y_true):
@@ -508,7 +510,9 @@ def _compare(
         ["y_true", *(f"y_preds[{n!r}]" for n in names)],
         keep_rows=engine == "statsmodels",
     )
-    return comparison_from_data(data, names, confidence_level, engine, stacklevel, cov_type)
+    return comparison_from_data(
+        data, names, confidence_level, engine, stacklevel, cov_type, diagnostics
+    )
 
 
 def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_rows=False):
@@ -617,7 +621,13 @@ def reported_counts(role, categories, pooled, values, present, labels):
 
 
 def comparison_from_data(
-    data, names, confidence_level=0.95, engine="closed-form", stacklevel=2, cov_type="robust"
+    data,
+    names,
+    confidence_level=0.95,
+    engine="closed-form",
+    stacklevel=2,
+    cov_type="robust",
+    diagnostics=None,
 ):
     """Statistics, warnings and the result, from prepared data.
 
@@ -625,7 +635,9 @@ def comparison_from_data(
     ComparisonData) carries the role's sums and the records that the
     resampling methods and the clustered bias-reduced covariance need; its
     rows, if any, are for the statsmodels engine and are not kept in the
-    result.
+    result. When `diagnostics` is a list, the messages about undefined
+    statistics are appended to it instead of being warned (the scorer
+    reads one statistic and speaks only of that one).
     """
     role, counts, n_rows, n_records = data.role, data.counts, data.n_rows, data.n_records
     classes = np.array(["all"], dtype=object) if role.pooled else data.values[data.class_codes]
@@ -650,6 +662,9 @@ def comparison_from_data(
         messages += _few_clusters(pairwise, omnibus, n_records, n_rows, len(names))
     if not (clustered and n_records < 2):  # else _few_clusters said it all
         messages += diagnose(counts, pairwise, omnibus, names, classes.tolist(), role, clustered)
+    if diagnostics is not None:
+        diagnostics.extend(messages)
+        messages = []
     for message in messages:
         warnings.warn(message, UndefinedStatisticWarning, stacklevel=stacklevel)
     return PairedComparison(
