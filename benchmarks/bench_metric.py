@@ -1,0 +1,87 @@
+"""Timings of compare_metric, as ratios against baselines measured in the same run.
+
+* The delta method at 10^7 records and 10 classes against
+  :func:`compare_precision` on the same arrays (target: at most 1.5x).
+* 10^4 bootstrap replicates at 10^5 and at 10^7 records (target: within
+  1.5x of each other, so the cost does not grow with the records), and
+  against the floor, drawing the same replicates with
+  :meth:`numpy.random.Generator.multinomial` over the joint table's nonzero
+  cells (target: at most 2x), at 3 and 10 classes.
+
+Run with ``python benchmarks/bench_metric.py`` (``--small`` divides every
+size by 100 for a quick check).
+"""
+
+import sys
+import time
+import warnings
+
+import numpy as np
+
+from sklearn_precision_stats import compare_metric, compare_precision
+from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
+
+
+def make_predictions(rng, n, k):
+    y = rng.integers(0, k, n, dtype=np.int8)
+    a = np.where(rng.random(n) < 0.8, y, rng.integers(0, k, n, dtype=np.int8))
+    b = np.where(rng.random(n) < 0.75, y, rng.integers(0, k, n, dtype=np.int8))
+    return y, {"a": a, "b": b}
+
+
+def best_of(repeats, func):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main(scale=1):
+    rng = np.random.default_rng(0)
+    rows = []
+    warnings.simplefilter("ignore", UndefinedStatisticWarning)
+
+    n = 10**7 // scale
+    y, preds = make_predictions(rng, n, 10)
+    t_metric = best_of(3, lambda: compare_metric(y, preds, metric="f1", average="macro"))
+    t_prec = best_of(3, lambda: compare_precision(y, preds))
+    rows.append(
+        (f"delta, macro-F1, {n:.0e} rows, 10 classes", t_metric, "compare_precision", t_prec)
+    )
+
+    n_boot = 10**4
+    for k in (3, 10):
+        times = {}
+        for n in (10**5 // scale, 10**7 // scale):
+            y, preds = make_predictions(rng, n, k)
+            times[n] = best_of(
+                2,
+                lambda y=y, preds=preds: compare_metric(
+                    y, preds, metric="mcc", method="bootstrap", n_resamples=n_boot, random_state=0
+                ),
+            )
+            joint = np.bincount(
+                (y.astype(np.intp) * k + preds["a"]) * k + preds["b"], minlength=k**3
+            )
+            cells = joint[joint > 0]
+            floor = best_of(
+                2,
+                lambda cells=cells, n=n: np.random.default_rng(0).multinomial(
+                    n, cells / n, size=n_boot
+                ),
+            )
+            rows.append(
+                (f"bootstrap 1e4, {n:.0e} rows, {k} classes", times[n], "multinomial floor", floor)
+            )
+        small, large = times.values()
+        rows.append((f"bootstrap {k} classes: 1e7 vs 1e5 rows", large, "1e5 rows", small))
+
+    print(f"{'case':<45} {'time (s)':>9} {'baseline':<20} {'time (s)':>9} {'ratio':>6}")
+    for case, t, base, tb in rows:
+        print(f"{case:<45} {t:9.3f} {base:<20} {tb:9.3f} {t / tb:6.2f}")
+
+
+if __name__ == "__main__":
+    main(100 if "--small" in sys.argv else 1)
