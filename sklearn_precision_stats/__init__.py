@@ -126,7 +126,6 @@ from .diagnostic import (
 from .engine._accumulator import ComparisonCounts
 from .exceptions import UndefinedStatisticWarning
 from .metrics import compare_metric
-from .metrics import compare_metric
 from .paired import (
     compare_accuracy,
     compare_npv,
@@ -138,6 +137,7 @@ from .plotting import (
     plot_critical_difference,
     plot_posterior,
     plot_power,
+    plot_precision_recall,
     plot_predictive_value_region,
     plot_relative_precision,
     plot_replicability,
@@ -175,6 +175,7 @@ __all__ = [
     "compare_precision_at_recall",
     "compare_recall_at_precision",
     "compare_roc_auc",
+    "plot_precision_recall",
     "ComparisonCounts",
     "UndefinedStatisticWarning",
     # scikit-learn layer

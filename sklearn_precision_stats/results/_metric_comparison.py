@@ -94,6 +94,13 @@ class MetricComparison:
         Resampled values of the measure: classifier name (every classifier,
         the reference included) to an array of shape
         ``(n_resamples, n_classes)``; None when not resampled.
+    curves : mapping of str to array-like, default=None
+        Precision-recall curves of threshold-free comparisons, drawn by
+        :func:`~sklearn_precision_stats.plotting.plot_precision_recall`:
+        ``recall`` (the grid, shape ``(n_grid,)``), ``precision`` (the
+        interpolated precision at each recall, shape ``(n_classifiers,
+        n_classes, n_grid)``) and, when resampled, ``low`` and ``high`` (its
+        pointwise bootstrap interval, same shape).
 
     Attributes
     ----------
@@ -116,6 +123,8 @@ class MetricComparison:
     replicates : mapping of str to ndarray or None
         Read-only arrays of shape ``(n_resamples, n_classes)`` per
         classifier.
+    curves : mapping of str to ndarray or None
+        Read-only precision-recall curves (threshold-free comparisons).
 
     Examples
     --------
@@ -144,6 +153,7 @@ class MetricComparison:
     n_rows: int
     n_records: int
     replicates: Mapping[str, np.ndarray] | None
+    curves: Mapping[str, np.ndarray] | None
     _arrays: dict[str, np.ndarray]
     _extra_names: tuple[str, ...]
     _omnibus: dict[str, np.ndarray] | None
@@ -171,6 +181,7 @@ class MetricComparison:
         omnibus: Mapping[str, Any] | None = None,
         extra_columns: Mapping[str, Any] | None = None,
         replicates: Mapping[str, Any] | None = None,
+        curves: Mapping[str, Any] | None = None,
     ) -> None:
         if method not in _METHODS:
             raise ValueError(f"method must be one of {list(_METHODS)}, got {method!r}.")
@@ -235,6 +246,9 @@ class MetricComparison:
             "n_rows": int(n_rows),
             "n_records": int(n_records),
             "replicates": reps,
+            "curves": None
+            if curves is None
+            else {str(k): _read_only(v) for k, v in curves.items() if v is not None},
             "_arrays": arrays,
             "_extra_names": tuple(extras),
             "_omnibus": omni,
@@ -657,6 +671,26 @@ class MetricComparison:
         str
         """
         return self._export(False, digits=digits, confidence_level=confidence_level, marks=marks)
+
+    def plot(self, *, confidence_level: float | None = None, ax: Any = None) -> Any:
+        """Forest plot of the differences, one row per class and classifier.
+
+        Needs matplotlib (the ``plot`` extra).
+
+        Parameters
+        ----------
+        confidence_level : float, default=None
+            Level of the intervals; the comparison's own when None.
+        ax : matplotlib.axes.Axes, default=None
+            Where to draw; a new figure when None.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+        """
+        from ..plotting._forest import plot_metric_differences
+
+        return plot_metric_differences(self, confidence_level=confidence_level, ax=ax)
 
     def _repr_html_(self) -> str:
         html = self.table.to_html(float_format=lambda v: f"{v:.6g}")

@@ -517,7 +517,7 @@ def _run(
         # NaN (a replicate without positives) propagates to the band.
         q = np.quantile(band_reps, [alpha, 1 - alpha], axis=0)
         curves = {"recall": grid, "precision": point_band, "low": q[0], "high": q[1]}
-    result = MetricComparison(
+    return MetricComparison(
         measure=measure.name,
         classes=table_classes,
         classifiers=problem.names,
@@ -537,18 +537,8 @@ def _run(
         omnibus=inference["omnibus"],
         extra_columns=inference["extra_columns"],
         replicates={name: reps[:, :, c] for c, name in enumerate(problem.names)},
+        curves=curves,
     )
-    _attach_curves(result, curves)
-    return result
-
-
-def _attach_curves(result, curves):
-    """Keep the precision-recall envelopes the plots draw."""
-    if curves is not None:
-        for key in ("recall", "precision", "low", "high"):
-            curves[key] = np.array(curves[key])
-            curves[key].flags.writeable = False
-    object.__setattr__(result, "_pr_curves", curves)
 
 
 def _run_delong(problem, average, groups, level):
@@ -614,7 +604,7 @@ def _run_delong(problem, average, groups, level):
     with np.errstate(invalid="ignore"):
         pvalue = 2 * stats.norm.sf(np.abs(diff / diff_se))
     omnibus = _omnibus(diff, covariances) if n_clf >= 3 else None
-    result = MetricComparison(
+    return MetricComparison(
         measure="roc_auc",
         classes=problem.classes,
         classifiers=problem.names,
@@ -634,8 +624,6 @@ def _run_delong(problem, average, groups, level):
         diff_pvalue=pvalue,
         omnibus=omnibus,
     )
-    _attach_curves(result, None)
-    return result
 
 
 # Public functions -------------------------------------------------------------

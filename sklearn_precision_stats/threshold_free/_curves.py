@@ -250,4 +250,6 @@ def interpolated_precision(counts, recall_grid):
         first = np.searchsorted(recall[r], recall_grid, side="left")
         inside = first < precision.shape[1]
         out[r, inside] = envelope[r, first[inside]]
+    # scikit-learn's curve starts at (recall 0, precision 1).
+    out[np.ix_(counts.n_pos > 0, recall_grid <= 0)] = 1.0
     return out
