@@ -11,9 +11,9 @@ matrix follows from the same draws, so the replicates are paired.
 from __future__ import annotations
 
 import numpy as np
-from scipy import sparse, special
+from scipy import special
 
-from ._cells import Cells
+from ._cells import Units
 from ._definitions import MeasureSpec
 
 __all__ = []
@@ -23,32 +23,19 @@ _CHUNK_DRAWS = 2**22
 
 
 def bootstrap_replicates(
-    specs: list[MeasureSpec], cells: Cells, n_resamples: int, rng: np.random.Generator
+    specs: list[MeasureSpec], units: Units, n_resamples: int, rng: np.random.Generator
 ) -> np.ndarray:
     """Measures of every classifier on each resample: ``(B, C, R)``."""
-    k = cells.n_values
-    n_clf = cells.codes.shape[1] - 1
-    n_cells = len(cells.counts)
-    maps = []
-    for c in range(n_clf):
-        onehot = sparse.csr_array(
-            (np.ones(n_cells), (np.arange(n_cells), cells.cell_index(c))), shape=(n_cells, k * k)
-        )
-        maps.append(onehot if cells.patterns is None else sparse.csr_array(cells.patterns @ onehot))
-    if cells.patterns is None:
-        n_units, weights = cells.n_rows, cells.counts
-    else:
-        assert cells.multiplicity is not None
-        n_units, weights = cells.n_records, cells.multiplicity
-    pvals = weights / weights.sum()
+    n_clf = len(units.maps)
+    pvals = units.weights / units.weights.sum()
     n_out = specs[0].n_outputs
     out = np.empty((n_resamples, n_clf, n_out))
     chunk = max(1, _CHUNK_DRAWS // len(pvals))
     for start in range(0, n_resamples, chunk):
         size = min(chunk, n_resamples - start)
-        draws = rng.multinomial(n_units, pvals, size=size).astype(float)
+        draws = rng.multinomial(units.n_draws, pvals, size=size).astype(float)
         for c in range(n_clf):
-            confusion = np.asarray(maps[c].T @ draws.T).T.reshape(size, k, k)
+            confusion = np.asarray(units.maps[c].T @ draws.T).T.reshape(size, *units.shape)
             out[start : start + size, c] = specs[c].values(confusion)
     return out
 

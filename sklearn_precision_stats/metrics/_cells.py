@@ -1,9 +1,11 @@
-"""The joint cells of truth and predictions, and the records that hold them.
+"""The units of a paired comparison of measures: joint cells or record patterns.
 
 The one place where the comparison of measures reads the library's label
-engine: everything downstream works on the nonzero cells of the joint
-(truth, prediction_1, ..., prediction_C) table and, with clustered rows, on
-the distinct per-record patterns of cells, never on the rows.
+engine. Everything downstream works on *units*: the nonzero cells of the
+joint (truth, prediction_1, ..., prediction_C) table with one row per
+record, or the distinct per-record patterns of cells with clustered rows
+or multilabel records. A unit maps to the counts it adds to each
+classifier's confusion matrices; units are never rows.
 """
 
 from __future__ import annotations
@@ -24,30 +26,34 @@ __all__ = []
 
 
 @dataclass(frozen=True)
-class Cells:
+class Units:
     """Sufficient statistics of a paired comparison of measures.
 
     Attributes
     ----------
-    values : ndarray of shape (K,)
-        The labels of codes ``0..K-1`` (classes present in the truth or in
-        some prediction, sorted).
-    codes : ndarray of shape (U, C + 1)
-        The nonzero cells: truth code, then each classifier's code.
-    counts : ndarray of shape (U,)
-        Rows per cell.
-    patterns : scipy.sparse.csr_array of shape (V, U) or None
-        With clustered rows: rows per (distinct record pattern, cell).
-    multiplicity : ndarray of shape (V,) or None
-        Records per distinct pattern.
+    values : ndarray
+        The classes (multiclass: labels of codes ``0..K-1``, sorted) or the
+        label indices (multilabel: ``0..L-1``).
+    shape : tuple of int
+        Shape of one classifier's confusion counts: ``(K, K)`` (rows truth,
+        columns predictions) or ``(L, 2, 2)`` (one 2 x 2 table per label).
+    maps : list of scipy.sparse.csr_array of shape (V, prod(shape))
+        For each classifier (reference first), the counts each unit adds.
+    weights : ndarray of shape (V,)
+        How many times each unit occurs.
+    unit_rows : ndarray of shape (V,)
+        Rows of each unit, per 2 x 2 table for multilabel records.
+    n_draws : int
+        Units drawn per bootstrap resample (rows or records).
     n_rows, n_records : int
     """
 
     values: np.ndarray
-    codes: np.ndarray
-    counts: np.ndarray
-    patterns: sparse.csr_array | None
-    multiplicity: np.ndarray | None
+    shape: tuple[int, ...]
+    maps: list[sparse.csr_array]
+    weights: np.ndarray
+    unit_rows: np.ndarray
+    n_draws: int
     n_rows: int
     n_records: int
 
@@ -55,16 +61,13 @@ class Cells:
     def n_values(self) -> int:
         return len(self.values)
 
-    def confusion(self, c: int, weights: np.ndarray | None = None) -> np.ndarray:
-        """Confusion matrix (K, K) of classifier `c` (0 = reference)."""
-        k = self.n_values
-        flat = self.codes[:, 0] * k + self.codes[:, c + 1]
-        w = self.counts if weights is None else weights
-        return np.bincount(flat, weights=w, minlength=k * k).reshape(k, k).astype(float)
+    @property
+    def multilabel(self) -> bool:
+        return len(self.shape) == 3
 
-    def cell_index(self, c: int) -> np.ndarray:
-        """Flat (truth, prediction) index of each cell for classifier `c`."""
-        return self.codes[:, 0] * self.n_values + self.codes[:, c + 1]
+    def confusion(self, c: int) -> np.ndarray:
+        """Counts of classifier `c` (0 = reference), of shape :attr:`shape`."""
+        return np.asarray(self.maps[c].T @ self.weights, dtype=float).reshape(self.shape)
 
 
 def _compact(codes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -110,32 +113,98 @@ def _distinct_patterns(matrix: sparse.csr_array) -> tuple[sparse.csr_array, np.n
     return sparse.csr_array(matrix[first]), multiplicity.astype(np.int64)
 
 
-def tabulate(y_true: np.ndarray, preds: list[np.ndarray], groups: np.ndarray | None) -> Cells:
-    """Cells (and record patterns) of validated label arrays."""
-    n_rows = y_true.shape[0]
-    arrays = [y_true, *preds]
-    if groups is None:
-        table = integer_joint_table(arrays)
-        if table is not None:
-            index = np.nonzero(table)
-            codes = np.stack(index, axis=1).astype(np.intp)
-            counts = table[index].astype(np.int64)
-            dtype = np.result_type(*[a.dtype for a in arrays])
-            values = np.arange(table.shape[0]).astype(dtype)
-            codes, values = _compact(codes, values)
-            return Cells(values, codes, counts, None, None, n_rows, n_rows)
-    encoded = _encode_predictions(y_true, preds)
-    row_codes = [label_codes(encoded.y_true, encoded.offset)]
-    row_codes += [label_codes(p, encoded.offset) for p in encoded.preds]
-    cells, inverse = _unique_rows(row_codes, len(encoded.values))
-    counts = np.bincount(inverse, minlength=len(cells)).astype(np.int64)
-    codes, values = _compact(cells, np.asarray(encoded.values))
-    if groups is None:
-        return Cells(values, codes, counts, None, None, n_rows, n_rows)
+def _group_units(
+    unit_maps: list[sparse.csr_array],
+    unit_rows: np.ndarray,
+    row_unit: np.ndarray,
+    groups: np.ndarray,
+    n_rows: int,
+    values: np.ndarray,
+    shape: tuple[int, ...],
+) -> Units:
+    """Units of records: the distinct patterns of the row units per record."""
     record_codes, n_records = encode_groups(groups)
     matrix = sparse.csr_array(
-        (np.ones(n_rows), (record_codes, inverse)), shape=(n_records, len(cells))
+        (np.ones(len(row_unit)), (record_codes, row_unit)),
+        shape=(n_records, unit_maps[0].shape[0]),
     )
     matrix.sum_duplicates()
     patterns, multiplicity = _distinct_patterns(matrix)
-    return Cells(values, codes, counts, patterns, multiplicity, n_rows, int(n_records))
+    maps = [sparse.csr_array(patterns @ m) for m in unit_maps]
+    rows = np.asarray(patterns @ unit_rows, dtype=float)
+    return Units(
+        values, shape, maps, multiplicity.astype(float), rows, int(n_records), n_rows, n_records
+    )
+
+
+def _onehot(index: np.ndarray, width: int) -> sparse.csr_array:
+    n = len(index)
+    return sparse.csr_array((np.ones(n), (np.arange(n), index)), shape=(n, width))
+
+
+def tabulate(y_true: np.ndarray, preds: list[np.ndarray], groups: np.ndarray | None) -> Units:
+    """Units of validated 1-D label arrays."""
+    n_rows = y_true.shape[0]
+    arrays = [y_true, *preds]
+    table = integer_joint_table(arrays) if groups is None else None
+    if table is not None:
+        index = np.nonzero(table)
+        cells = np.stack(index, axis=1).astype(np.intp)
+        counts = table[index].astype(float)
+        dtype = np.result_type(*[a.dtype for a in arrays])
+        values = np.arange(table.shape[0]).astype(dtype)
+        inverse = None
+    else:
+        encoded = _encode_predictions(y_true, preds)
+        row_codes = [label_codes(encoded.y_true, encoded.offset)]
+        row_codes += [label_codes(p, encoded.offset) for p in encoded.preds]
+        cells, inverse = _unique_rows(row_codes, len(encoded.values))
+        counts = np.bincount(inverse, minlength=len(cells)).astype(float)
+        values = np.asarray(encoded.values)
+    cells, values = _compact(cells, values)
+    k = len(values)
+    maps = [_onehot(cells[:, 0] * k + cells[:, c], k * k) for c in range(1, cells.shape[1])]
+    shape = (k, k)
+    if groups is None:
+        ones = np.ones(len(counts))
+        return Units(values, shape, maps, counts, ones, n_rows, n_rows, n_rows)
+    assert inverse is not None
+    return _group_units(maps, np.ones(len(cells)), inverse, groups, n_rows, values, shape)
+
+
+def tabulate_multilabel(
+    y_true: np.ndarray, preds: list[np.ndarray], groups: np.ndarray | None
+) -> Units:
+    """Units of multilabel indicator matrices: distinct records' label patterns.
+
+    A record adds, for each label ``j``, one row to that label's 2 x 2
+    table of (truth, prediction); its units are the distinct patterns of
+    all its labels' (truth, predictions) bits, so that every variance and
+    every resample treats the record, all its labels together, as the unit.
+    """
+    n_rows, n_labels = y_true.shape
+    bits = np.concatenate([y_true, *preds], axis=1).astype(np.uint8)
+    packed = np.packbits(bits, axis=1)
+    keys = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
+    _, first, inverse, counts = np.unique(
+        keys, return_index=True, return_inverse=True, return_counts=True
+    )
+    inverse = inverse.reshape(-1)
+    label_base = np.arange(n_labels) * 4
+    truth = y_true[first].astype(np.intp)
+    n_units = len(first)
+    maps = []
+    for pred in preds:
+        cell = label_base + 2 * truth + pred[first].astype(np.intp)  # (V, L)
+        maps.append(
+            sparse.csr_array(
+                (np.ones(cell.size), (np.repeat(np.arange(n_units), n_labels), cell.reshape(-1))),
+                shape=(n_units, 4 * n_labels),
+            )
+        )
+    values = np.arange(n_labels)
+    shape = (n_labels, 2, 2)
+    if groups is None:
+        ones = np.ones(n_units)
+        return Units(values, shape, maps, counts.astype(float), ones, n_rows, n_rows, n_rows)
+    return _group_units(maps, np.ones(n_units), inverse, groups, n_rows, values, shape)

@@ -22,13 +22,14 @@ from ._bootstrap import (
     bootstrap_replicates,
     percentile_interval,
 )
-from ._cells import Cells, tabulate
-from ._definitions import NAMED, WHOLE_MATRIX, MeasureSpec
-from ._delta import delta_covariance, delta_variance, unit_influence, unit_weights
+from ._cells import Units, tabulate, tabulate_multilabel
+from ._definitions import NAMED, PER_CLASS, WHOLE_MATRIX, MeasureSpec
+from ._delta import delta_covariance, delta_variance, unit_influence
+from ._multilabel import check_multilabel, is_indicator_matrix
 
 __all__ = ["compare_metric"]
 
-_AVERAGES = ("binary", "micro", "macro", "weighted")
+_AVERAGES = ("binary", "micro", "macro", "weighted", "samples")
 _METHODS = ("delta", "bootstrap")
 _KAPPA_WEIGHTS = (None, "linear", "quadratic")
 # Frames from this module's warnings.warn to the caller: _warn, compare_metric,
@@ -186,13 +187,20 @@ def compare_metric(
     'all'
     """
     _check_aligned_indexes(y_true=y_true, groups=groups)
-    y, names, preds = _check_predictions(y_true, y_preds, reference, for_encoder=True)
-    groups = _check_groups(groups, y.shape[0])
+    if is_indicator_matrix(y_true):
+        y, names, preds = check_multilabel(y_true, y_preds, reference)
+        groups = _check_groups(groups, y.shape[0])
+        units = tabulate_multilabel(y, preds, groups)
+    else:
+        y, names, preds = _check_predictions(y_true, y_preds, reference, for_encoder=True)
+        groups = _check_groups(groups, y.shape[0])
+        units = tabulate(y, preds, groups)
     rng = check_random_state_any(random_state) if method == "bootstrap" else None
-    cells = tabulate(y, preds, groups)
-    spec, classes, name = measure_spec(metric, average, labels, cells.values, metric_params)
+    spec, classes, name = measure_spec(
+        metric, average, labels, units.values, metric_params, units.multilabel
+    )
     return compare_cells(
-        cells, names, spec, classes, name, method, n_resamples, confidence_level, rng
+        units, names, spec, classes, name, method, n_resamples, confidence_level, rng
     )
 
 
@@ -202,8 +210,21 @@ def measure_spec(
     labels: Any,
     values: np.ndarray,
     params: Mapping[str, Any],
+    multilabel: bool = False,
 ) -> tuple[MeasureSpec, np.ndarray, str]:
     """The measure's specification, the table's class labels and column name."""
+    if multilabel:
+        if callable(metric) or metric in WHOLE_MATRIX:
+            raise ValueError(
+                f"metric={metric!r} is not available for multilabel indicator inputs; "
+                f"use one of the per-label measures {list(PER_CLASS)}."
+            )
+        if average in ("binary", "samples"):
+            raise ValueError(
+                f"average={average!r} is not available for multilabel indicator inputs "
+                "(a record with no true and no predicted label has no per-record "
+                "value); use None, 'micro', 'macro' or 'weighted'."
+            )
     allowed = {"fbeta": {"beta"}, "cohen_kappa": {"weights"}}.get(str(metric), set())
     if average == "binary":
         allowed = allowed | {"pos_label"}
@@ -269,7 +290,14 @@ def measure_spec(
     else:
         name = str(metric)
         spec = MeasureSpec(
-            name, average, codes, n_values, beta=beta, weights=weights, pos_code=pos_code
+            name,
+            average,
+            codes,
+            n_values,
+            beta=beta,
+            weights=weights,
+            pos_code=pos_code,
+            multilabel=multilabel,
         )
     if whole:
         classes = np.array(["all"], dtype=object)
@@ -320,7 +348,7 @@ def _warn(messages: list[str]) -> None:
 
 
 def compare_cells(
-    cells: Cells,
+    units: Units,
     names: Sequence[str],
     spec: MeasureSpec | list[MeasureSpec],
     classes: np.ndarray,
@@ -338,8 +366,8 @@ def compare_cells(
     messages = []
     estimates, influence = [], []
     for c in range(n_clf):
-        confusion = cells.confusion(c)
-        values, unit_if = unit_influence(specs[c], cells, c)
+        confusion = units.confusion(c)
+        values, unit_if = unit_influence(specs[c], units, c)
         estimates.append(values)
         influence.append(unit_if)
         for label, reason in zip(
@@ -348,13 +376,13 @@ def compare_cells(
             if reason is not None:
                 messages.append(f"{measure} of class {label!r} for {names[c]!r} is NaN: {reason}")
     est = np.stack(estimates, axis=1)  # (R, C)
-    weights = unit_weights(cells)
+    weights = units.weights
     inf = np.stack(influence, axis=1)  # (V, C, R)
     diffs_if = inf[:, 1:] - inf[:, :1]
     diff = est[:, 1:] - est[:, :1]
-    est_se = np.sqrt(delta_variance(inf.reshape(len(weights), -1), weights, cells.n_rows))
+    est_se = np.sqrt(delta_variance(inf.reshape(len(weights), -1), weights, units.n_rows))
     est_se = est_se.reshape(n_clf, -1).T
-    cov = delta_covariance(diffs_if, weights, cells.n_rows)  # (R, C-1, C-1)
+    cov = delta_covariance(diffs_if, weights, units.n_rows)  # (R, C-1, C-1)
     extra: dict[str, np.ndarray] = {}
     replicates = None
     if method == "delta":
@@ -367,7 +395,7 @@ def compare_cells(
         omni_cov = cov
     else:
         assert rng is not None
-        reps = bootstrap_replicates(specs, cells, n_resamples, rng)  # (B, C, R)
+        reps = bootstrap_replicates(specs, units, n_resamples, rng)  # (B, C, R)
         rdiff = reps[:, 1:] - reps[:, :1]  # (B, C-1, R)
         rdiff = np.moveaxis(rdiff, 2, 1)  # (B, R, C-1)
         n_bad = int((~np.isfinite(rdiff)).any(axis=(1, 2)).sum())
@@ -406,8 +434,8 @@ def compare_cells(
         method=method,
         average=specs[0].average,
         confidence_level=confidence_level,
-        n_rows=cells.n_rows,
-        n_records=cells.n_records if n_records is None else n_records,
+        n_rows=units.n_rows,
+        n_records=units.n_records if n_records is None else n_records,
         estimates=est,
         estimate_ci_low=ci[0],
         estimate_ci_high=ci[1],

@@ -69,8 +69,15 @@ WHOLE_MATRIX = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
 NAMED = PER_CLASS + WHOLE_MATRIX
 
 
-def class_counts(confusion: np.ndarray) -> np.ndarray:
-    """(TP, FP, FN, TN) per class, shape ``(..., K, 4)``."""
+def class_counts(confusion: np.ndarray, multilabel: bool = False) -> np.ndarray:
+    """(TP, FP, FN, TN) per class, shape ``(..., K, 4)``.
+
+    `confusion` is ``(..., K, K)``, or ``(..., L, 2, 2)`` for multilabel
+    (one 2 x 2 table of (truth, prediction) per label).
+    """
+    if multilabel:
+        c = confusion
+        return np.stack([c[..., 1, 1], c[..., 0, 1], c[..., 1, 0], c[..., 0, 0]], axis=-1)
     tp = np.diagonal(confusion, axis1=-2, axis2=-1)
     fp = confusion.sum(axis=-2) - tp
     fn = confusion.sum(axis=-1) - tp
@@ -131,8 +138,22 @@ def _class_cell_gradient(partials: np.ndarray, k: np.ndarray, n_values: int) -> 
     )
 
 
-def _micro_cell_maps(labels: np.ndarray, n_values: int) -> np.ndarray:
-    """d(TP, FP, FN, TN summed over `labels`) / d cell, shape ``(4, K, K)``."""
+def _multilabel_cell_gradient(partials: np.ndarray, k: np.ndarray, n_labels: int) -> np.ndarray:
+    """d value / d cell of labels `k` from (TP, FP, FN, TN) partials: ``(R, L, 2, 2)``."""
+    grad = np.zeros((len(k), n_labels, 2, 2))
+    rows = np.arange(len(k))
+    for i, (t, p) in enumerate(((1, 1), (0, 1), (1, 0), (0, 0))):
+        grad[rows, k, t, p] = partials[:, i]
+    return grad
+
+
+def _micro_cell_maps(labels: np.ndarray, n_values: int, multilabel: bool = False) -> np.ndarray:
+    """d(TP, FP, FN, TN summed over `labels`) / d cell, shape ``(4, K, K)``.
+
+    Multilabel: ``(4, L, 2, 2)``.
+    """
+    if multilabel:
+        return _multilabel_micro(labels, n_values)
     in_l = np.zeros(n_values)
     in_l[labels] = 1.0
     diag = np.eye(n_values) * in_l[:, None]
@@ -143,6 +164,13 @@ def _micro_cell_maps(labels: np.ndarray, n_values: int) -> np.ndarray:
     fn = t_in - diag
     tn = len(labels) - t_in - p_in + diag
     return np.stack([tp, fp, fn, tn])
+
+
+def _multilabel_micro(labels: np.ndarray, n_labels: int) -> np.ndarray:
+    out = np.zeros((4, n_labels, 2, 2))
+    for i, (t, p) in enumerate(((1, 1), (0, 1), (1, 0), (0, 0))):
+        out[i, labels, t, p] = 1.0
+    return out
 
 
 @dataclass(frozen=True)
@@ -157,6 +185,15 @@ class MeasureSpec:
     weights: str | None = None
     pos_code: int | None = None
     func: Callable[[np.ndarray], Any] | None = None
+    multilabel: bool = False
+
+    def _counts(self, confusion: np.ndarray) -> np.ndarray:
+        return class_counts(confusion, self.multilabel)
+
+    def _cell_gradient(self, partials: np.ndarray, k: np.ndarray) -> np.ndarray:
+        if self.multilabel:
+            return _multilabel_cell_gradient(partials, k, self.n_values)
+        return _class_cell_gradient(partials, k, self.n_values)
 
     @property
     def n_outputs(self) -> int:
@@ -181,7 +218,7 @@ class MeasureSpec:
         if self.metric in WHOLE_MATRIX:
             return _whole_matrix_value(self, confusion)[..., None]
         ratios, const = _ratios(self.metric, self.beta)
-        counts = class_counts(confusion)
+        counts = self._counts(confusion)
         if self.average in (None, "binary"):
             return _per_class_value(counts[..., self._reported(), :], ratios, const)
         chosen = counts[..., self.class_codes, :]
@@ -220,23 +257,23 @@ class MeasureSpec:
     # Gradients ----------------------------------------------------------------
 
     def gradient(self, confusion: np.ndarray) -> np.ndarray:
-        """d values / d counts of one confusion matrix: ``(R, K, K)``."""
+        """d values / d counts of one confusion matrix: ``(R, *confusion.shape)``."""
         if self.func is not None:
             return self._numerical_gradient(confusion)
         if self.metric in WHOLE_MATRIX:
             return _whole_matrix_gradient(self, confusion)[None]
         ratios, _ = _ratios(self.metric, self.beta)
-        counts = class_counts(confusion)
+        counts = self._counts(confusion)
         k_all = self.class_codes
         if self.average in (None, "binary"):
             k = self._reported()
-            return _class_cell_gradient(_per_class_partials(counts[k], ratios), k, self.n_values)
+            return self._cell_gradient(_per_class_partials(counts[k], ratios), k)
         if self.average == "micro":
             partials = _per_class_partials(counts[k_all].sum(axis=0), ratios)
-            return np.tensordot(partials, _micro_cell_maps(k_all, self.n_values), axes=1)[None]
-        grads = _class_cell_gradient(
-            _per_class_partials(counts[k_all], ratios), k_all, self.n_values
-        )
+            return np.tensordot(
+                partials, _micro_cell_maps(k_all, self.n_values, self.multilabel), axes=1
+            )[None]
+        grads = self._cell_gradient(_per_class_partials(counts[k_all], ratios), k_all)
         if self.average == "macro":
             return grads.mean(axis=0)[None]
         values = _per_class_value(counts[k_all], ratios, _ratios(self.metric, self.beta)[1])
@@ -244,11 +281,16 @@ class MeasureSpec:
         total = support.sum()
         w = support / total
         values = np.where(support > 0, values, 0.0)
-        grads = np.where((support > 0)[:, None, None], grads, 0.0)
+        mask = (support > 0).reshape((-1,) + (1,) * (grads.ndim - 1))
+        grads = np.where(mask, grads, 0.0)
         value = (w * values).sum()
-        # d support_k / d cell (t, p) = [t == k]
-        ds = np.zeros((len(k_all), self.n_values, self.n_values))
-        ds[np.arange(len(k_all)), k_all, :] = 1.0
+        # d support_k / d cell = [the cell's truth is class k] (label k's
+        # positive rows for multilabel).
+        ds = np.zeros(grads.shape)
+        if self.multilabel:
+            ds[np.arange(len(k_all)), k_all, 1, :] = 1.0
+        else:
+            ds[np.arange(len(k_all)), k_all, :] = 1.0
         grad = np.tensordot(w, grads, axes=1) + np.tensordot(values - value, ds, axes=1) / total
         return grad[None]
 
@@ -278,7 +320,7 @@ class MeasureSpec:
             )
             return [None if np.isfinite(v) else reason for v in values]
         ratios, _ = _ratios(self.metric, self.beta)
-        counts = class_counts(confusion)
+        counts = self._counts(confusion)
         if self.average in (None, "binary"):
             return _undefined_reasons(counts[self._reported()], ratios)
         if self.average == "micro":

@@ -1,45 +1,36 @@
 """Influence values of measures and the delta method, paired and clustered.
 
-A measure of classifier ``c`` is a function of its confusion matrix, so a
+A measure of classifier ``c`` is a function of its confusion counts, so a
 row's influence value on it depends only on the row's (truth, prediction
 of ``c``) cell: with ``G = d measure / d cell proportions``,
 ``IF(row) = G[t, p] - sum(G * P)``. The variance of a difference of
-measures is ``sum over units of (IF_c - IF_r)^2 / n^2``, where a unit is a
-row (one per record) or a record (its rows' influence values summed: the
-cluster-robust version).
+measures is ``sum over units of (IF_c - IF_r)^2 / n^2``, where a unit's
+influence is the sum over its rows: a row (one per record) or a record
+(the cluster-robust version; for multilabel records, all its labels).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._cells import Cells
-from ._definitions import MeasureSpec, measure_and_gradient
+from ._cells import Units
+from ._definitions import MeasureSpec
 
 __all__ = []
 
 
-def unit_influence(spec: MeasureSpec, cells: Cells, c: int) -> tuple[np.ndarray, np.ndarray]:
-    """Values ``(R,)`` of classifier `c` and its influence sums per unit ``(V, R)``.
-
-    Units are the cells (weights: their counts) or, with clustered rows,
-    the distinct record patterns (weights: their multiplicities).
-    """
-    confusion = cells.confusion(c)
-    values, grad = measure_and_gradient(spec, confusion)
-    n_out, k = grad.shape[0], cells.n_values
-    proportions = confusion / cells.n_rows
-    center = (grad * proportions).sum(axis=(1, 2))
-    influence = grad.reshape(n_out, k * k)[:, cells.cell_index(c)].T - center
-    if cells.patterns is not None:
-        influence = cells.patterns @ influence
-    return values, np.asarray(influence)
-
-
-def unit_weights(cells: Cells) -> np.ndarray:
-    if cells.multiplicity is None:
-        return cells.counts.astype(float)
-    return cells.multiplicity.astype(float)
+def unit_influence(spec: MeasureSpec, units: Units, c: int) -> tuple[np.ndarray, np.ndarray]:
+    """Values ``(R,)`` of classifier `c` and the influence sums of its units ``(V, R)``."""
+    confusion = units.confusion(c)
+    values = spec.values(confusion)
+    # Gradient in the proportions P = counts / n of each table's rows.
+    grad = spec.gradient(confusion) * units.n_rows
+    proportions = confusion / units.n_rows
+    n_out = grad.shape[0]
+    center = (grad * proportions).reshape(n_out, -1).sum(axis=1)
+    influence = units.maps[c] @ grad.reshape(n_out, -1).T
+    influence = np.asarray(influence) - units.unit_rows[:, None] * center
+    return values, influence
 
 
 def delta_covariance(differences: np.ndarray, weights: np.ndarray, n_rows: int) -> np.ndarray:
