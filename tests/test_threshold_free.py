@@ -248,6 +248,20 @@ def test_stratified_weights_keep_every_class_size():
     assert abs(weights[:, 7:37].mean() - 1) < 0.1
 
 
+def test_large_strata_are_drawn_chunk_by_chunk_with_the_same_law():
+    rng = np.random.default_rng(0)
+    sizes = [150_000, 3]
+    weights = np.vstack([w for _, w in weight_blocks(40, sizes, rng, block=1)])
+    np.testing.assert_array_equal(weights[:, :150_000].sum(axis=1), 150_000)
+    np.testing.assert_array_equal(weights[:, 150_000:].sum(axis=1), 3)
+    # Multinomial counts: mean 1 and variance 1 - 1/m for every unit, and
+    # the same for units of the last, partial chunk.
+    counts = weights[:, :150_000].astype(float)
+    assert abs(counts.mean() - 1) < 0.01
+    assert abs(counts.var() - 1) < 0.02
+    assert abs(counts[:, -10_000:].mean() - 1) < 0.02
+
+
 def test_class_sizes_are_kept_in_every_replicate():
     y, scores = _binary()
     result = compare_average_precision(y, scores, n_resamples=50, random_state=0)

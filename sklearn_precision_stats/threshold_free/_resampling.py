@@ -101,19 +101,59 @@ def weight_blocks(n_replicates, strata_sizes, rng, block, given=None, unit_of_co
         n_rep = min(block, n_replicates - start)
         weights = np.empty((n_rep, n_units), dtype=np.uint8)
         for size, offset in zip(strata_sizes, offsets[:-1], strict=False):
-            size = int(size)
+            size, offset = int(size), int(offset)
             if size == 0:
                 continue
-            draws = rng.integers(0, size, size=(n_rep, size))
-            # One bincount for the whole block: replicate r's draws land in
-            # bins r * size ... (r + 1) * size - 1.
-            draws += (np.arange(n_rep) * size)[:, None]
-            counts = np.bincount(draws.reshape(-1), minlength=n_rep * size)
-            del draws
-            if weights.dtype == np.uint8 and counts.max() > np.iinfo(np.uint8).max:
+            if size <= _CHUNK:
+                counts = _small_stratum(rng, n_rep, size)
+            else:
+                counts = np.vstack([_large_stratum(rng, size) for _ in range(n_rep)])
+            if weights.dtype == np.uint8 and counts.dtype != np.uint8 and counts.max() > 255:
                 weights = weights.astype(_weight_dtype(n_units, n_units))
-            weights[:, offset : offset + size] = counts.reshape(n_rep, size)
+            weights[:, offset : offset + size] = counts
         yield start, weights
+
+
+# Units per chunk of a large stratum: a chunk's counts stay in the cache
+# while its draws are counted.
+_CHUNK = 2**16
+
+
+def _small_stratum(rng, n_rep, size):
+    """Counts of `size` uniform draws among `size` units, for `n_rep` replicates."""
+    # Draws in the narrowest type are generated several times faster.
+    draws = rng.integers(0, size, size=(n_rep, size), dtype=_draw_type(size)).astype(np.intp)
+    # One bincount for the whole block: replicate r's draws land in bins
+    # r * size ... (r + 1) * size - 1.
+    draws += (np.arange(n_rep) * size)[:, None]
+    return np.bincount(draws.reshape(-1), minlength=n_rep * size).reshape(n_rep, size)
+
+
+def _draw_type(size):
+    return np.uint16 if size <= 2**16 else np.uint32 if size <= 2**32 else np.int64
+
+
+def _large_stratum(rng, size):
+    """Counts of `size` uniform draws among `size` units, chunk by chunk.
+
+    The draws are first split among chunks of units (a multinomial with the
+    chunks' shares), then drawn uniformly within each chunk: the same
+    distribution as drawing among all units at once, with the counting of
+    each chunk done in the cache.
+    """
+    n_chunks = -(-size // _CHUNK)
+    sizes = np.full(n_chunks, _CHUNK)
+    sizes[-1] = size - _CHUNK * (n_chunks - 1)
+    per_chunk = rng.multinomial(size, sizes / size)
+    counts = np.empty(size, dtype=np.uint8)
+    for c in range(n_chunks):
+        draws = rng.integers(0, sizes[c], size=per_chunk[c], dtype=np.uint16)
+        chunk = np.bincount(draws.astype(np.intp), minlength=sizes[c])
+        if chunk.max(initial=0) > np.iinfo(np.uint8).max:
+            # Practically never (a unit drawn 256 times): recount wide.
+            counts = counts.astype(np.int64)
+        counts[c * _CHUNK : c * _CHUNK + sizes[c]] = chunk
+    return counts[None, :]
 
 
 def jackknife_blocks(n_units, n_groups, rng, block):
