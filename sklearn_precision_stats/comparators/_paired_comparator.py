@@ -11,7 +11,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn import get_config
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.utils import Bunch
+from sklearn.utils import Bunch, get_tags
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
@@ -279,6 +279,22 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         # integer `cv` is stratified by class all the same (see
         # CVPrecisionComparator); in cross_validate pass a StratifiedKFold.
         tags.target_tags.required = True
+        # The comparator passes X to every member: it takes what all of them
+        # take (sparse matrices, missing values, strings, ...), and needs
+        # what any of them needs (non-negative features), as a Pipeline's
+        # tags follow its steps. Invalid members are left to fit to report.
+        members = []
+        for _, est in _kept(self._items()):
+            try:
+                members.append(get_tags(est))
+            except (AttributeError, TypeError):
+                return tags
+        if members:
+            inputs = tags.input_tags
+            for name in ("sparse", "allow_nan", "categorical", "string", "dict"):
+                setattr(inputs, name, all(getattr(m.input_tags, name) for m in members))
+            inputs.positive_only = any(m.input_tags.positive_only for m in members)
+            tags.non_deterministic = any(m.non_deterministic for m in members)
         return tags
 
     def _validate_metric(self, metric: str | None) -> str:
