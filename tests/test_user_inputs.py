@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import sklearn_precision_stats as sps
 from sklearn_precision_stats import (
     ComparisonCounts,
     cochrans_q_test,
@@ -127,6 +128,24 @@ def test_pandas_dataframe_of_predictions_uses_columns_as_names():
     assert counts.classifiers == ("a", "b")
     counts.update(Y, frame)
     assert counts.n_rows == 2 * len(Y)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "cochrans_q_test",
+        "diagnostic_accuracy",
+        "sensitivity_specificity_difference",
+        "generalized_mcnemar",
+        "relative_predictive_values",
+        "compare_likelihood_ratios",
+    ],
+)
+def test_dataframe_of_predictions_in_other_comparisons(name):
+    function = getattr(sps, name)
+    y, a, b = (v % 2 for v in (Y, A, B))  # binary: every function applies
+    expected = function(y, {"a": a, "b": b})
+    assert repr(function(y, pd.DataFrame({"a": a, "b": b}))) == repr(expected)
 
 
 def test_dataframe_rows_are_paired_by_index():

@@ -107,9 +107,11 @@ def compare_precision(
         scheduler, without materialising it; a :class:`ComparisonCounts`
         (the sufficient statistics, built chunk by chunk or from a
         contingency table) replaces `y_true`, `y_preds` and `groups`.
-    y_preds : dict or list of (str, array-like), default=None
+    y_preds : dict, list of (str, array-like) or DataFrame, default=None
         Classifier name -> predicted labels, each aligned with `y_true` row
-        by row. At least two classifiers. None only with counts.
+        by row; or a DataFrame (pandas, polars) with one column of
+        predictions per classifier, named by its column. At least two
+        classifiers. None only with counts.
     reference : str, default=None
         Name of the reference classifier; the first one when None. Every
         comparison is "classifier vs reference": ``rp = P / P_ref`` and the
@@ -239,9 +241,11 @@ def _measure_doc(measure, rows, response, example, notes=""):
         scheduler, without materialising it; a :class:`ComparisonCounts`
         (the sufficient statistics, built chunk by chunk or from a
         contingency table) replaces `y_true`, `y_preds` and `groups`.
-    y_preds : dict or list of (str, array-like), default=None
+    y_preds : dict, list of (str, array-like) or DataFrame, default=None
         Classifier name -> predicted labels, each aligned with `y_true` row
-        by row. At least two classifiers. None only with counts.
+        by row; or a DataFrame (pandas, polars) with one column of
+        predictions per classifier, named by its column. At least two
+        classifiers. None only with counts.
     reference : str, default=None
         Name of the reference classifier; the first one when None.
     groups : array-like of shape (n_rows,), default=None
