@@ -243,13 +243,21 @@ def interpolated_precision(counts, recall_grid):
     recall = _recall(counts)
     # Running maxima from the lowest threshold back: the envelope.
     envelope = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
-    out = np.full((precision.shape[0], recall_grid.shape[0]), np.nan)
-    for r in range(precision.shape[0]):
-        if counts.n_pos[r] == 0:
-            continue
-        first = np.searchsorted(recall[r], recall_grid, side="left")
-        inside = first < precision.shape[1]
-        out[r, inside] = envelope[r, first[inside]]
+    n_rep, n_kept = precision.shape
+    out = np.full((n_rep, recall_grid.shape[0]), np.nan)
+    if n_kept == 0:
+        return out
+    # first[r, j]: thresholds whose recall is below grid point j. Each
+    # threshold counts for the grid points above its recall, found in the
+    # short grid; one bincount over all replicates gives the counts.
+    n_grid = recall_grid.shape[0]
+    above = np.searchsorted(recall_grid, recall, side="right")
+    above += (n_grid + 1) * np.arange(n_rep)[:, None]
+    counts_below = np.bincount(above.ravel(), minlength=n_rep * (n_grid + 1))
+    first = np.cumsum(counts_below.reshape(n_rep, n_grid + 1)[:, :n_grid], axis=1)
+    inside = (first < n_kept) & (counts.n_pos > 0)[:, None]
+    rows = np.broadcast_to(np.arange(n_rep)[:, None], first.shape)
+    out[inside] = envelope[rows[inside], first[inside]]
     # scikit-learn's curve starts at (recall 0, precision 1).
     out[np.ix_(counts.n_pos > 0, recall_grid <= 0)] = 1.0
     return out
