@@ -172,8 +172,57 @@ def tabulate(y_true: np.ndarray, preds: list[np.ndarray], groups: np.ndarray | N
     return _group_units(maps, np.ones(len(cells)), inverse, groups, n_rows, values, shape)
 
 
+def _label_cells(y_true: np.ndarray, preds: list[np.ndarray]) -> Units:
+    """Units of the (label, truth, predictions) cells, from one bincount."""
+    n_rows, n_labels = y_true.shape
+    n_clf = len(preds)
+    width = 2 ** (n_clf + 1)
+    # (truth, predictions) bits of each (row, label) in the narrowest type.
+    dtype = np.uint8 if n_clf < 8 else np.uint64
+    code = y_true.astype(dtype) << dtype(n_clf)
+    for c, pred in enumerate(preds):
+        code |= pred.astype(dtype) << dtype(n_clf - 1 - c)
+    table = np.concatenate([np.bincount(code[:, j], minlength=width) for j in range(n_labels)])
+    (keys,) = np.nonzero(table)
+    label, cell = keys // width, keys % width
+    truth = cell >> n_clf
+    maps = []
+    for c in range(n_clf):
+        pred = (cell >> (n_clf - 1 - c)) & 1
+        maps.append(_onehot(4 * label + 2 * truth + pred, 4 * n_labels))
+    ones = np.ones(len(keys))
+    shape = (n_labels, 2, 2)
+    return Units(
+        np.arange(n_labels), shape, maps, table[keys].astype(float), ones, n_rows, n_rows, n_rows
+    )
+
+
+def _distinct_records(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """First row, row -> distinct index, and count of each distinct row of 0/1 bits."""
+    packed = np.packbits(bits.astype(np.uint8, copy=False), axis=1)
+    n_bytes = packed.shape[1]
+    if n_bytes <= 8:
+        # One 64-bit key per row, hashed (no sort of the rows).
+        import pandas as pd
+
+        wide = np.zeros((packed.shape[0], 8), dtype=np.uint8)
+        wide[:, :n_bytes] = packed
+        keys = wide.view(np.uint64).reshape(-1)
+        inverse, uniques = pd.factorize(keys)
+        inverse = inverse.astype(np.intp, copy=False)
+        first = np.empty(len(uniques), dtype=np.intp)
+        first[inverse[::-1]] = np.arange(len(inverse) - 1, -1, -1)
+        counts = np.bincount(inverse, minlength=len(uniques))
+        return first, inverse, counts
+    keys = np.ascontiguousarray(packed).view(np.dtype((np.void, n_bytes))).reshape(-1)
+    _, first, inverse, counts = np.unique(
+        keys, return_index=True, return_inverse=True, return_counts=True
+    )
+    return first, inverse.reshape(-1), counts
+
+
 def tabulate_multilabel(
-    y_true: np.ndarray, preds: list[np.ndarray], groups: np.ndarray | None
+    y_true: np.ndarray, preds: list[np.ndarray], groups: np.ndarray | None, by_label: bool = False
 ) -> Units:
     """Units of multilabel indicator matrices: distinct records' label patterns.
 
@@ -181,25 +230,27 @@ def tabulate_multilabel(
     table of (truth, prediction); its units are the distinct patterns of
     all its labels' (truth, predictions) bits, so that every variance and
     every resample treats the record, all its labels together, as the unit.
+
+    With `by_label` (one value per label, delta method, one row per
+    record), a label's value and variance depend on that label's joint
+    (truth, predictions) table alone, so the units are the nonzero cells of
+    the labels' joint tables, counted in one pass.
     """
     n_rows, n_labels = y_true.shape
-    bits = np.concatenate([y_true, *preds], axis=1).astype(np.uint8)
-    packed = np.packbits(bits, axis=1)
-    keys = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
-    _, first, inverse, counts = np.unique(
-        keys, return_index=True, return_inverse=True, return_counts=True
-    )
-    inverse = inverse.reshape(-1)
+    if by_label and groups is None:
+        return _label_cells(y_true, preds)
+    first, inverse, counts = _distinct_records(np.concatenate([y_true, *preds], axis=1))
     label_base = np.arange(n_labels) * 4
     truth = y_true[first].astype(np.intp)
     n_units = len(first)
     maps = []
     for pred in preds:
         cell = label_base + 2 * truth + pred[first].astype(np.intp)  # (V, L)
+        # Each unit has one cell per label, in label order: the CSR arrays directly.
+        indptr = np.arange(0, cell.size + 1, n_labels)
         maps.append(
             sparse.csr_array(
-                (np.ones(cell.size), (np.repeat(np.arange(n_units), n_labels), cell.reshape(-1))),
-                shape=(n_units, 4 * n_labels),
+                (np.ones(cell.size), cell.reshape(-1), indptr), shape=(n_units, 4 * n_labels)
             )
         )
     values = np.arange(n_labels)

@@ -190,7 +190,8 @@ def compare_metric(
     if is_indicator_matrix(y_true):
         y, names, preds = check_multilabel(y_true, y_preds, reference)
         groups = _check_groups(groups, y.shape[0])
-        units = tabulate_multilabel(y, preds, groups)
+        by_label = average is None and method == "delta"
+        units = tabulate_multilabel(y, preds, groups, by_label)
     else:
         y, names, preds = _check_predictions(y_true, y_preds, reference, for_encoder=True)
         groups = _check_groups(groups, y.shape[0])

@@ -30,12 +30,18 @@ def _indicator(y: Any, name: str) -> np.ndarray:
         )
     if array.dtype.kind == "b":
         return array.astype(np.uint8)
-    if array.dtype.kind not in "iuf" or not np.isin(array, (0, 1)).all():
+    if array.dtype.kind not in "iuf" or not _zeros_and_ones(array):
         raise ValueError(
             f"{name} must hold only 0 and 1 (a multilabel indicator matrix); "
             "binarize the labels, e.g. with sklearn.preprocessing.MultiLabelBinarizer."
         )
     return array.astype(np.uint8)
+
+
+def _zeros_and_ones(array: np.ndarray) -> bool:
+    if array.dtype.kind in "iu":
+        return bool(array.min() >= 0 and array.max() <= 1)
+    return bool(((array == 0) | (array == 1)).all())
 
 
 def check_multilabel(
