@@ -214,9 +214,9 @@ def _distinct_records(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
         first[inverse[::-1]] = np.arange(len(inverse) - 1, -1, -1)
         counts = np.bincount(inverse, minlength=len(uniques))
         return first, inverse, counts
-    keys = np.ascontiguousarray(packed).view(np.dtype((np.void, n_bytes))).reshape(-1)
+    rows = np.ascontiguousarray(packed).view(np.dtype((np.void, n_bytes))).reshape(-1)
     _, first, inverse, counts = np.unique(
-        keys, return_index=True, return_inverse=True, return_counts=True
+        rows, return_index=True, return_inverse=True, return_counts=True
     )
     return first, inverse.reshape(-1), counts
 
