@@ -1,4 +1,8 @@
-"""The subcommands on prediction files: compare, global, mcnemar and delong."""
+"""The subcommands on prediction files: compare, global, mcnemar and delong.
+
+Building the parser imports :mod:`argparse` alone; each subcommand imports
+NumPy, pyarrow and the library when it runs.
+"""
 
 import argparse
 import dataclasses
@@ -6,14 +10,45 @@ import math
 
 import numpy as np
 
-from ..engine._accumulator import ComparisonCounts
-from ._data import count_long, count_wide, read_long, read_scores, read_wide
-from ._io import FORMATS, TableSource, UsageError
-from ._output import OUTPUT_FORMATS, render, write_output
+from ._io import FORMATS, TableSource, UsageError, check_output_path
+from ._output import OUTPUT_FORMATS
 
-__all__ = []
+__all__ = ["build_parser"]
 
 METRICS = ("precision", "npv", "recall", "specificity", "accuracy")
+PROG = "sklearn-precision-stats"
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (the usage is in ``--help``)."""
+
+    def error(self, message):
+        commands = [
+            name
+            for action in self._actions
+            if isinstance(action, argparse._SubParsersAction)
+            for name in action.choices
+        ]
+        if commands and "required: command" in message:
+            message = f"a command is needed, one of {', '.join(commands)}"
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Help text with each option's default, when it has one."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        default = action.default
+        if (
+            "%(default)" not in text
+            and action.option_strings
+            and default is not None
+            and default is not argparse.SUPPRESS
+            and not isinstance(default, bool)
+        ):
+            text += " (default: %(default)s)"
+        return text
 
 
 def _names(text):
@@ -45,15 +80,27 @@ def _add_input(parser, scores=False):
     parser.add_argument("file", metavar="FILE", help="CSV, Parquet or Feather file")
     parser.add_argument("--truth", required=True, metavar="COL", help="column of true labels")
     parser.add_argument(
-        "--input-format", choices=FORMATS, default=None, help="default: from the suffix"
+        "--input-format",
+        choices=FORMATS,
+        default=None,
+        help="format of FILE (default: from its suffix)",
     )
-    parser.add_argument("--delimiter", default=None, help="CSV delimiter (default: comma)")
+    parser.add_argument(
+        "--delimiter", default=None, help="CSV field delimiter (default: a tab for .tsv, else ,)"
+    )
+    parser.add_argument(
+        "--encoding",
+        default="utf-8",
+        metavar="NAME",
+        help="text encoding of a CSV file, e.g. latin-1",
+    )
     parser.add_argument(
         "--batch-size",
         type=_positive_int,
         default=None,
         metavar="ROWS",
-        help="rows per record batch read (the memory of a batch scales with it)",
+        help="rows per record batch read; the memory of a batch scales with it "
+        "(default: 1048576 for Parquet and Feather, 16 MB blocks for CSV)",
     )
     if scores:
         return
@@ -62,38 +109,68 @@ def _add_input(parser, scores=False):
         type=_names,
         default=None,
         metavar="A,B,...",
-        help="classifiers to compare; default: every column other than truth and groups",
+        help="classifiers to compare (default: every column other than truth and "
+        "groups, or every classifier of the long layout, in file order)",
     )
     parser.add_argument(
-        "--groups", default=None, metavar="COL", help="record-id column (clustered rows)"
+        "--groups",
+        default=None,
+        metavar="COL",
+        help="column of record ids, when a record has several rows (default: one row per record)",
     )
     layout = parser.add_argument_group("long layout (one row per record and classifier)")
     layout.add_argument("--long", action="store_true", help="the file is in the long layout")
-    layout.add_argument("--classifier-col", default=None, metavar="C")
-    layout.add_argument("--prediction-col", default=None, metavar="P")
-    layout.add_argument("--record-col", default=None, metavar="R")
+    layout.add_argument(
+        "--classifier-col", default=None, metavar="C", help="column of classifier names"
+    )
+    layout.add_argument(
+        "--prediction-col", default=None, metavar="P", help="column of predicted labels"
+    )
+    layout.add_argument("--record-col", default=None, metavar="R", help="column of record ids")
 
 
 def _add_output(parser):
-    parser.add_argument("--format", choices=OUTPUT_FORMATS, default="text")
     parser.add_argument(
-        "--output", default=None, metavar="PATH", help="write here instead of stdout"
+        "--format",
+        choices=OUTPUT_FORMATS,
+        default="text",
+        help="output format; markdown and latex give the tables of the result's "
+        "to_markdown() and to_latex(), csv and json every column",
+    )
+    parser.add_argument(
+        "--output",
+        default=None,
+        metavar="PATH",
+        help="file to write, in an existing folder (default: standard output)",
     )
 
 
 def _add_confidence_level(parser):
-    parser.add_argument("--confidence-level", type=_level, default=0.95)
+    parser.add_argument(
+        "--confidence-level",
+        type=_level,
+        default=0.95,
+        metavar="LEVEL",
+        help="confidence level of the intervals, in (0, 1)",
+    )
 
 
 def _add_comparison_options(parser):
-    parser.add_argument("--reference", default=None, metavar="A", help="default: the first")
-    parser.add_argument("--metric", choices=METRICS, default="precision")
+    parser.add_argument(
+        "--reference",
+        default=None,
+        metavar="A",
+        help="the reference classifier (default: the first classifier, in file order)",
+    )
+    parser.add_argument(
+        "--metric", choices=METRICS, default="precision", help="the measure compared"
+    )
     parser.add_argument(
         "--labels",
         nargs="+",
         default=None,
         metavar="LABEL",
-        help="classes to report, in this order (space- or comma-separated)",
+        help="classes to report, in this order, space- or comma-separated (default: every class)",
     )
     _add_confidence_level(parser)
 
@@ -101,37 +178,92 @@ def _add_comparison_options(parser):
 def _add_global_options(parser):
     _add_comparison_options(parser)
     parser.add_argument(
-        "--method", choices=("dai-cui", "permutation", "fisher", "simes"), default="dai-cui"
+        "--method",
+        choices=("dai-cui", "permutation", "fisher", "simes"),
+        default="dai-cui",
+        help="how the per-class tests are combined",
     )
-    parser.add_argument("--test", choices=("gs", "wgs", "wald", "ratio"), default="gs")
-    parser.add_argument("--n-resamples", type=_positive_int, default=1000)
-    parser.add_argument("--resampling", choices=("permutation", "bootstrap"), default="permutation")
-    parser.add_argument("--random-state", type=int, default=None)
+    parser.add_argument(
+        "--test",
+        choices=("gs", "wgs", "wald", "ratio"),
+        default="gs",
+        help="the per-class test combined",
+    )
+    parser.add_argument(
+        "--n-resamples",
+        type=_positive_int,
+        default=1000,
+        metavar="B",
+        help="resamples of the dai-cui and permutation methods",
+    )
+    parser.add_argument(
+        "--resampling",
+        choices=("permutation", "bootstrap"),
+        default="permutation",
+        help="how the dai-cui method resamples",
+    )
+    parser.add_argument(
+        "--random-state",
+        type=int,
+        default=None,
+        metavar="SEED",
+        help="seed of the resampling (default: fresh entropy)",
+    )
 
 
 def _add_mcnemar_options(parser):
     parser.add_argument(
-        "--method", choices=("exact", "midp", "asymptotic", "corrected"), default=None
+        "--method",
+        choices=("exact", "midp", "asymptotic", "corrected"),
+        default=None,
+        help="the test's p-value (default: exact, or the clustered asymptotic test "
+        "when records have several rows)",
     )
     _add_confidence_level(parser)
 
 
 def _add_delong_options(parser):
-    parser.add_argument("--scores", type=_names, required=True, metavar="A,B")
-    parser.add_argument("--pos-label", default=None)
     parser.add_argument(
-        "--alternative", choices=("two-sided", "less", "greater"), default="two-sided"
+        "--scores",
+        type=_names,
+        required=True,
+        metavar="A,B",
+        help="the two score columns, a and b",
+    )
+    parser.add_argument(
+        "--pos-label",
+        default=None,
+        help="the positive class (default: 1 of labels in {0, 1} or {-1, 1}; "
+        "required for text labels)",
+    )
+    parser.add_argument(
+        "--alternative",
+        choices=("two-sided", "less", "greater"),
+        default="two-sided",
+        help="the alternative hypothesis",
     )
     _add_confidence_level(parser)
 
 
 def _add_subcommand(subparsers, name, run, add_options, *, scores=False, **texts):
     """One subcommand: the input options, its own, then the output options."""
-    parser = subparsers.add_parser(name, **texts)
+    parser = subparsers.add_parser(name, formatter_class=_HelpFormatter, **texts)
     _add_input(parser, scores=scores)
     add_options(parser)
     _add_output(parser)
     parser.set_defaults(func=run)
+
+
+def build_parser():
+    """The command line's parser and its subparsers object (for more subcommands)."""
+    parser = _Parser(
+        prog=PROG,
+        description="Per-class statistical comparison of classifiers' precision.",
+        formatter_class=_HelpFormatter,
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    add_subcommands(subparsers)
+    return parser, subparsers
 
 
 def add_subcommands(subparsers):
@@ -174,13 +306,24 @@ def add_subcommands(subparsers):
 # ---------------------------------------------------------------- reading
 
 
+def _source(args):
+    """The input file, once the output path is known to be writable."""
+    check_output_path(args.output)
+    return TableSource(
+        args.file, args.input_format, args.delimiter, args.batch_size, encoding=args.encoding
+    )
+
+
 def _read(args, counts=False):
     """Open the file, check the columns, and encode them.
 
     With `counts`, the file is counted batch by batch into a
     ComparisonCounts (bounded memory) instead of being kept as codes.
     """
-    source = TableSource(args.file, args.input_format, args.delimiter, args.batch_size)
+    from ._data import count_long, count_wide, read_long, read_wide
+
+    _warn_suspicious(args)
+    source = _source(args)
     if args.long:
         missing = [
             option
@@ -236,6 +379,37 @@ def _read(args, counts=False):
     return source, read_wide(source, args.truth, classifiers, args.groups)
 
 
+def _warn_suspicious(args):
+    """Warn about options that run but are most likely a mistake."""
+    import warnings
+
+    def warn(message):
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+    if args.long:
+        roles = {
+            "--truth": args.truth,
+            "--classifier-col": args.classifier_col,
+            "--prediction-col": args.prediction_col,
+            "--record-col": args.record_col,
+        }
+    else:
+        roles = {"--truth": args.truth, "--groups": args.groups}
+        for name in args.classifiers or []:
+            roles.setdefault(f"--classifiers {name!r}", name)
+    seen = {}
+    for option, column in roles.items():
+        if column is None:
+            continue
+        if column in seen:
+            warn(
+                f"{option} and {seen[column]} name the same column {column!r}; each "
+                "option should name its own column (e.g. --groups holds record ids, "
+                "not classes)."
+            )
+        seen.setdefault(column, option)
+
+
 def _resolve_labels(requested, classes):
     """Command-line label strings -> the labels of the file, by their text."""
     if requested is None:
@@ -279,7 +453,7 @@ def _comparison(args, resampling=False):
     called is the file read again into label codes.
     """
     from .. import paired
-    from ..engine._accumulator import comparison_from_counts
+    from ..engine._accumulator import ComparisonCounts, comparison_from_counts
 
     _, data = _read(args, counts=True)
     if resampling and data.stored_records() is None:
@@ -318,9 +492,66 @@ def _comparison(args, resampling=False):
 # ---------------------------------------------------------------- commands
 
 
-def _emit(args, tables, text, meta):
-    write_output(render(tables, args.format, text=text, meta=meta), args.output)
+def _emit(args, tables, text, meta, result=None):
+    """Write the output; Markdown and LaTeX of a `result` are its own export.
+
+    `text` may be a callable, called only for the text format.
+    """
+    from ._output import render, write_output
+
+    if callable(text):
+        text = text() if args.format == "text" else None
+    if result is not None and args.format == "markdown":
+        output = result.to_markdown(confidence_level=args.confidence_level)
+    elif result is not None and args.format == "latex":
+        output = result.to_latex(confidence_level=args.confidence_level)
+    else:
+        output = render(tables, args.format, text=text, meta=meta)
+    write_output(output.rstrip("\n") + "\n", args.output)
     return 0
+
+
+# Above this many table rows the text output is plain columns: the
+# summary's table layout costs about a millisecond per row.
+_MAX_SUMMARY_ROWS = 500
+
+
+def _text(result):
+    """The text output of a comparison: its summary, or plain columns when long."""
+    from ._output import fixed_width
+
+    table = result.table
+    if table.shape[0] <= _MAX_SUMMARY_ROWS:
+        return str(result)
+    metric = result.metric
+    columns = [
+        c
+        for c in (
+            "class",
+            "classifier",
+            metric,
+            f"{metric}_reference",
+            "gs_stat",
+            "gs_pvalue",
+            "wald_stat",
+            "wald_pvalue",
+            "ratio",
+            "ratio_ci_low",
+            "ratio_ci_high",
+            "diff",
+            "diff_ci_low",
+            "diff_ci_high",
+        )
+        if c in table.columns
+    ]
+    compared = [str(c) for c in result.classifiers if c != result.reference]
+    head = (
+        f"Paired comparison of {metric}: {', '.join(compared)} vs "
+        f"the reference {result.reference!r}, {table.shape[0]} rows "
+        f"({result.n_records} records, {100 * result.confidence_level:g}% intervals). "
+        "Every column: --format csv or json."
+    )
+    return head + "\n\n" + fixed_width(table[columns])
 
 
 def run_compare(args):
@@ -335,7 +566,7 @@ def run_compare(args):
         "n_records": int(result.n_records),
     }
     tables = {"table": result.table, "omnibus": result.omnibus}
-    return _emit(args, tables, str(result), meta)
+    return _emit(args, tables, lambda: _text(result), meta, result=result)
 
 
 def run_global(args):
@@ -445,8 +676,9 @@ def _narrow(values):
 def run_delong(args):
     """``delong``: DeLong's test on two score columns."""
     from ..classic import delong_test
+    from ._data import read_scores
 
-    source = TableSource(args.file, args.input_format, args.delimiter, args.batch_size)
+    source = _source(args)
     a, b = _two_columns(args.scores, "--scores")
     source.require([args.truth], "--truth")
     source.require([a, b], "--scores")

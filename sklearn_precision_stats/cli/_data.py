@@ -339,7 +339,8 @@ class LongTable:
     Parameters
     ----------
     classifiers : list of str or None
-        Classifiers to keep (in this order); None: every one, sorted by name.
+        Classifiers to keep (in this order); None: every one, in order of
+        their first row in the file.
     options : dict
         Option text of ``truth``, ``classifier``, ``prediction`` and
         ``record``, for messages.
@@ -367,20 +368,24 @@ class LongTable:
     # ------------------------------------------------------------ building
     def _column_codes(self, column):
         codes = _encode(self._names, column, self._options["classifier"])
-        n_names = self._names.n_values
-        if self._column_of_code.shape[0] < n_names:
+        n_known, n_names = self._column_of_code.shape[0], self._names.n_values
+        if n_known < n_names:
             names = [str(v) for v in self._names.values]
-            new = []
-            for code in range(self._column_of_code.shape[0], n_names):
+            new = np.full(n_names - n_known, -1, dtype=np.intp)
+            # New classifiers take their columns in order of their first row
+            # (the encoder numbers a batch's new names in sorted order).
+            uniq, first = np.unique(codes, return_index=True)
+            fresh = uniq >= n_known
+            for code in uniq[fresh][np.argsort(first[fresh], kind="stable")].tolist():
                 if self._requested is not None:
                     name = names[code]
-                    new.append(self._requested.index(name) if name in self._requested else -1)
+                    new[code - n_known] = (
+                        self._requested.index(name) if name in self._requested else -1
+                    )
                 else:
-                    new.append(len(self._columns))
+                    new[code - n_known] = len(self._columns)
                     self._columns.append(names[code])
-            self._column_of_code = np.concatenate(
-                [self._column_of_code, np.asarray(new, dtype=np.intp)]
-            )
+            self._column_of_code = np.concatenate([self._column_of_code, new])
         return self._column_of_code[codes]
 
     def _grow(self):
@@ -497,7 +502,7 @@ class LongTable:
                     )
             names = list(self._requested)
         else:
-            names = sorted(self._columns)
+            names = list(self._columns)  # in order of their first row
         if len(names) < 2:
             raise UsageError(
                 f"at least two classifiers are needed, got {names}; pass --classifiers A,B."

@@ -17,6 +17,11 @@ __all__ = ["make_comparison_scorer"]
 _TESTS = ("gs", "wgs", "wald", "ratio")
 _OUTPUTS = ("pvalue", "statistic", "ratio", "diff")
 
+# The score of a fold whose comparison is undefined, under
+# ``undefined="neutral"``: the value of "no difference" (p = 1, a zero
+# statistic or difference, a ratio of one).
+_NEUTRAL = {"pvalue": -1.0, "statistic": 0.0, "ratio": 1.0, "diff": 0.0}
+
 
 class _ComparisonScorer:
     """Callable ``(comparator, X, y) -> float``; picklable for joblib."""
@@ -28,12 +33,14 @@ class _ComparisonScorer:
         metric: str,
         label: Hashable | None,
         classifier: str | None,
+        undefined: float = np.nan,
     ) -> None:
         self.test = test
         self.output = output
         self.metric = metric
         self.label = label
         self.classifier = classifier
+        self.undefined = undefined
 
     def __call__(self, comparator: Any, X: Any, y: Any, **kwargs: Any) -> float:
         # The comparison is made without its warnings: most are about
@@ -57,10 +64,12 @@ class _ComparisonScorer:
                 self.output if self.output in ("ratio", "diff") else f"{self.test} {self.output}"
             )
             warnings.warn(
-                f"The scored {scored} of {where} is NaN in this split. {' '.join(reasons)}",
+                f"The scored {scored} of {where} is NaN in this split; the split "
+                f"scores {self.undefined}. {' '.join(reasons)}",
                 UndefinedStatisticWarning,
                 stacklevel=2,
             )
+            return self.undefined
         return value
 
     def _score(self, row: Any) -> float:
@@ -82,7 +91,7 @@ class _ComparisonScorer:
         return (
             f"make_comparison_scorer(test={self.test!r}, output={self.output!r}, "
             f"metric={self.metric!r}, label={self.label!r}, "
-            f"classifier={self.classifier!r})"
+            f"classifier={self.classifier!r}, undefined={self.undefined!r})"
         )
 
 
@@ -123,6 +132,7 @@ def make_comparison_scorer(
     metric: str = "precision",
     label: Hashable | None = None,
     classifier: str | None = None,
+    undefined: str | float = "neutral",
 ) -> _ComparisonScorer:
     """Make a scorer that reports one number of a comparator's comparison.
 
@@ -148,6 +158,25 @@ def make_comparison_scorer(
       reference) are returned as is: larger favours the compared
       classifier.
 
+    So ``"ratio"``, ``"diff"`` and the ratio test's ``"statistic"`` select
+    the candidate that beats the reference by most, while ``"pvalue"`` and
+    the chi-square statistics select the candidate that differs most from
+    the reference, in either direction: use them to screen, not to pick
+    the better model.
+
+    A fold whose comparison is undefined (the compared classifier or the
+    reference never predicts the class in that test fold, a zero variance,
+    ...) has no value. :class:`~sklearn.model_selection.GridSearchCV` would
+    rank a candidate with one NaN fold last whatever its other folds, so by
+    default (``undefined="neutral"``) such a fold scores the value of no
+    difference: ``-1`` for ``"pvalue"`` (p = 1), ``0`` for ``"statistic"``
+    and ``"diff"``, ``1`` for ``"ratio"``. The fold then counts as no
+    evidence either way, the mean over folds stays defined, and the
+    candidates are ranked on it. One :class:`UndefinedStatisticWarning`
+    still says why the fold is undefined. Pass a number to score such folds with it (e.g. ``-1.0``
+    with ``output="diff"`` to count them as the worst possible fold), or
+    ``np.nan`` to keep them NaN.
+
     Parameters
     ----------
     test : {"gs", "wgs", "wald", "ratio"}, default="gs"
@@ -168,6 +197,10 @@ def make_comparison_scorer(
     classifier : str, default=None
         The compared classifier; may be omitted when the comparator has one
         besides the reference.
+    undefined : "neutral" or float, default="neutral"
+        The score of a fold whose comparison is undefined (NaN):
+        ``"neutral"`` for the value of no difference (see above), or a
+        number.
 
     Returns
     -------
@@ -220,4 +253,17 @@ def make_comparison_scorer(
             "label=<class>), e.g. label=1 for the positive class of a binary "
             "problem."
         )
-    return _ComparisonScorer(test, output, metric, label, classifier)
+    if isinstance(undefined, str):
+        if undefined != "neutral":
+            raise ValueError(f"undefined must be 'neutral' or a number, got {undefined!r}.")
+        value = _NEUTRAL[output]
+    elif isinstance(undefined, (int, float, np.integer, np.floating)) and not isinstance(
+        undefined, bool
+    ):
+        value = float(undefined)
+    else:
+        raise ValueError(
+            f"undefined must be 'neutral' or a number (e.g. -1.0 or np.nan), got "
+            f"{type(undefined).__name__}."
+        )
+    return _ComparisonScorer(test, output, metric, label, classifier, value)
