@@ -14,8 +14,9 @@ __all__ = []
 
 def is_indicator_matrix(y: Any) -> bool:
     """Whether `y` is 2-D (scikit-learn's multilabel indicator format)."""
-    if hasattr(y, "ndim"):
-        return int(y.ndim) == 2
+    # A column vector (n, 1) is one label array, as in scikit-learn.
+    if hasattr(y, "ndim") and hasattr(y, "shape"):
+        return int(y.ndim) == 2 and int(y.shape[1]) > 1
     return bool(isinstance(y, (list, tuple)) and y and isinstance(y[0], (list, tuple, np.ndarray)))
 
 
@@ -58,6 +59,13 @@ def check_multilabel(
     names = [name for name, _ in items]
     preds = []
     for name, pred in items:
+        shape = np.shape(pred)
+        if len(shape) != 2:
+            raise ValueError(
+                f"y_preds[{name!r}] has shape {shape} but y_true has shape {y.shape}: "
+                "y_true must be 1-D like the predictions, or every prediction a "
+                "multilabel indicator matrix of y_true's shape."
+            )
         pred = _indicator(pred, f"y_preds[{name!r}]")
         if pred.shape != y.shape:
             raise ValueError(
@@ -76,3 +84,138 @@ def check_multilabel(
         )
     order = [ref] + [i for i in range(len(names)) if i != ref]
     return y, [names[i] for i in order], [preds[i] for i in order]
+
+
+# Roles of the stacked (label, bit) classes whose one-vs-rest measure is the
+# label's measure: a row of label j is coded 2 j + bit, so label j's
+# precision and recall are those of class 2 j + 1, its NPV the precision of
+# class 2 j and its specificity the recall of class 2 j.
+_STACKED = {
+    "precision": ("precision", 1),
+    "recall": ("recall", 1),
+    "npv": ("precision", 0),
+    "specificity": ("recall", 0),
+}
+
+
+def _label_indices(labels: Any, n_labels: int) -> np.ndarray:
+    if labels is None:
+        return np.arange(n_labels)
+    chosen = np.asarray(labels)
+    if (
+        chosen.ndim != 1
+        or chosen.size == 0
+        or chosen.dtype.kind not in "iu"
+        or chosen.min() < 0
+        or chosen.max() >= n_labels
+        or len(set(chosen.tolist())) != chosen.size
+    ):
+        raise ValueError(
+            f"labels must list distinct label indices (columns) in 0..{n_labels - 1} for "
+            f"multilabel indicator inputs, got {np.asarray(labels).tolist()}."
+        )
+    return chosen
+
+
+def compare_multilabel(
+    y_true: Any,
+    y_preds: Any,
+    reference: Hashable | None,
+    groups: Any,
+    labels: Any,
+    confidence_level: float,
+    engine: str,
+    metric: str,
+    stacklevel: int,
+    cov_type: str,
+) -> Any:
+    """A paired comparison of multilabel indicator matrices: one row per label.
+
+    Each label (column) is the binary problem of its positive class, on the
+    same records, so each row equals the comparison of that column alone.
+    The records stay the units of the across-label methods
+    (``global_test``): the comparison keeps the records of the stacked
+    (label, bit) classes, all of a record's labels together.
+    """
+    import warnings
+
+    from ..exceptions import UndefinedStatisticWarning
+    from ..paired._compare import _compare
+    from ..results._paired_comparison import PairedComparison
+    from ..utils._validation import _check_groups
+
+    y, names, preds = check_multilabel(y_true, y_preds, reference)
+    n_rows, n_labels = y.shape
+    groups = _check_groups(groups, n_rows)
+    chosen = _label_indices(labels, n_labels)
+    pooled = metric == "accuracy"
+    results, messages = [], []
+    for j in chosen.tolist():
+        column = {name: pred[:, j] for name, pred in zip(names, preds, strict=True)}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if not pooled and not (y[:, j].any() or any(p[:, j].any() for p in preds)):
+                raise ValueError(
+                    f"label {j} has no positive row and no positive prediction; its "
+                    f"{metric} is not defined. Leave it out with labels=..."
+                )
+            result = _compare(
+                y[:, j],
+                column,
+                names[0],
+                groups,
+                None if pooled else [1],
+                confidence_level,
+                engine,
+                metric,
+                stacklevel,
+                cov_type,
+            )
+        messages += [(f"label {j}: {w.message}", w.category) for w in caught]
+        results.append(result)
+    for message, category in dict.fromkeys(messages):
+        warnings.warn(message, category, stacklevel=stacklevel)
+    first = results[0]
+    statistics = {
+        key: np.concatenate([np.asarray(r._statistics[key]) for r in results], axis=0)
+        for key in first._statistics
+    }
+    omnibus = {
+        key: np.concatenate([np.asarray(r._omnibus[key]) for r in results], axis=0)
+        for key in first._omnibus
+    }
+    data = None
+    if metric in _STACKED:
+        role_metric, bit = _STACKED[metric]
+        offsets = 2 * np.arange(n_labels)
+        records = np.arange(n_rows) if groups is None else groups
+        stacked = {
+            name: (offsets + pred).reshape(-1) for name, pred in zip(names, preds, strict=True)
+        }
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedStatisticWarning)
+            data = _compare(
+                (offsets + y).reshape(-1),
+                stacked,
+                names[0],
+                np.repeat(records, n_labels),
+                (2 * chosen + bit).tolist(),
+                confidence_level,
+                "closed-form",
+                role_metric,
+                stacklevel,
+                cov_type,
+            )._data
+    return PairedComparison(
+        statistics,
+        omnibus,
+        classes=chosen,
+        classifiers=first.classifiers,
+        role=first._role,
+        confidence_level=first.confidence_level,
+        engine=first.engine,
+        n_rows=first.n_rows,
+        n_records=first.n_records,
+        cov_type=first.cov_type,
+        data=data,
+    )

@@ -40,6 +40,7 @@ from ..engine._roles import get_role
 from ..engine._row_pairs import pair_statistics, records_in_order
 from ..engine._units import StoredRecords
 from ..exceptions import UndefinedStatisticWarning
+from ..metrics._multilabel import compare_multilabel, is_indicator_matrix
 from ..results._paired_comparison import ComparisonData, PairedComparison
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._validation import _check_aligned_indexes, _check_groups, _check_predictions
@@ -475,6 +476,12 @@ def _compare(
     call (the default suits the public functions). `diagnostics`: see
     :func:`comparison_from_data`.
     """
+    if is_indicator_matrix(y_true):
+        # Multilabel indicator matrices: one binary problem per label.
+        return compare_multilabel(
+            y_true, y_preds, reference, groups, labels, confidence_level, engine, metric,
+            stacklevel, cov_type,
+        )  # fmt: skip
     role = get_role(metric)
     if isinstance(y_true, ComparisonCounts) or is_dask_collection(y_true):
         if isinstance(y_true, ComparisonCounts):
