@@ -4,7 +4,8 @@ The tables are the ones :meth:`PairedComparison.summary` prints, with the
 same rounding and the same intervals ``(low, high)``; p-values can carry
 significance marks. LaTeX goes through pandas' :class:`~pandas.io.formats.style.Styler`
 (which needs jinja2), Markdown through :meth:`pandas.DataFrame.to_markdown`
-(which needs tabulate); both are in the ``export`` extra.
+(which needs tabulate); both are dependencies of the package, also
+listed as the ``export`` extra.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from ..utils._optional import import_optional
 
 __all__ = ["to_latex", "to_markdown"]
 
@@ -194,6 +197,7 @@ def to_latex(
     >>> print(to_latex(result, tables="effects").splitlines()[0])
     \\begin{tabular}{lllllllll}
     """
+    import_optional("jinja2", "to_latex()", "export")
     levels = _check_marks(marks)
     frames = summary_frames(
         result, tables=tables, digits=digits, confidence_level=confidence_level, marks=marks
@@ -274,6 +278,7 @@ def to_markdown(
     >>> print(lines[-1])
     \\* p < 0.05, \\*\\* p < 0.01, \\*\\*\\* p < 0.001
     """
+    import_optional("tabulate", "to_markdown()", "export")
     levels = _check_marks(marks)
     frames = summary_frames(
         result, tables=tables, digits=digits, confidence_level=confidence_level, marks=marks

@@ -556,8 +556,13 @@ class MetricComparison:
         caption: str | None = None,
         label: str | None = None,
     ) -> str:
+        from ..utils._optional import import_optional
         from ._export import _check_marks, _latex_escape, _legend, _mark
 
+        if latex:
+            import_optional("jinja2", "to_latex()", "export")
+        else:
+            import_optional("tabulate", "to_markdown()", "export")
         levels = _check_marks(marks)
         level = self._level(confidence_level)
         blocks = []
