@@ -4,6 +4,8 @@ matplotlib is an optional dependency (the ``plot`` extra): it is imported
 when the function is called.
 """
 
+from typing import Any
+
 import numpy as np
 
 from ._precision import _get_ax
@@ -11,7 +13,9 @@ from ._precision import _get_ax
 __all__ = ["plot_metric_differences"]
 
 
-def plot_metric_differences(result, *, confidence_level=None, ax=None):
+def plot_metric_differences(
+    result: Any, *, confidence_level: float | None = None, ax: Any = None
+) -> Any:
     """Draw each class's difference from the reference with its interval.
 
     One row per class (or average) and compared classifier: the difference

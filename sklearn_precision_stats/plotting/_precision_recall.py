@@ -4,6 +4,9 @@ matplotlib is an optional dependency (the ``plot`` extra): it is imported
 when the function is called.
 """
 
+from collections.abc import Hashable
+from typing import Any
+
 import numpy as np
 
 from ._precision import _get_ax
@@ -11,7 +14,9 @@ from ._precision import _get_ax
 __all__ = ["plot_precision_recall"]
 
 
-def plot_precision_recall(result, label=None, *, band=True, ax=None):
+def plot_precision_recall(
+    result: Any, label: Hashable | None = None, *, band: bool = True, ax: Any = None
+) -> Any:
     """Draw each classifier's precision-recall curve with a pointwise bootstrap band.
 
     The curve is the interpolated precision: at each recall r, the largest

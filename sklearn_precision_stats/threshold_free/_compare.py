@@ -4,10 +4,11 @@ DeLong's test for ROC AUC).
 """
 
 import warnings
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping, Sequence
 from numbers import Integral, Real
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..classic._roc import _delong_components
@@ -25,6 +26,10 @@ __all__ = [
     "compare_recall_at_precision",
     "compare_roc_auc",
 ]
+
+# Classifier name -> scores, or (name, scores) pairs.
+Scores = Mapping[Hashable, ArrayLike] | Sequence[tuple[Hashable, ArrayLike]]
+RandomState = int | np.random.Generator | np.random.RandomState | None
 
 _AVERAGES = ("macro", "micro", "weighted")
 # Delete-a-group jackknife replicates for the BCa acceleration.
@@ -189,8 +194,6 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
             positive = (codes == 1)[:, None]
             classes = classes[1:]
         else:
-            if classes.shape[0] == 2 and first_ndim == 1:
-                raise AssertionError  # unreachable: handled as binary above
             positive = codes[:, None] == np.arange(classes.shape[0])[None, :]
     n_columns = positive.shape[1]
     problem.scores = [
@@ -203,14 +206,12 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
     problem.n_rows = n_rows
 
     if groups is not None:
-        raw_groups = groups
         groups = _as_label_array(groups, "groups")
         if groups.shape[0] != n_rows:
             raise ValueError(
                 f"groups has {groups.shape[0]} entries but y_true has {n_rows} rows; "
                 "pass one record id per row (the record each row predicts)."
             )
-        del raw_groups
         # Clusters mix classes, so they are drawn without strata.
         _, unit = np.unique(groups, return_inverse=True)
         n_units = int(unit.max()) + 1
@@ -719,17 +720,17 @@ _AUC = _Measure("roc_auc", _curves.roc_auc, needs_negatives=True)
 
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_average_precision(
-    y_true,
-    y_scores,
+    y_true: ArrayLike,
+    y_scores: Scores,
     *,
-    reference=None,
-    groups=None,
-    labels=None,
-    average=None,
-    n_resamples=2000,
-    confidence_level=0.95,
-    random_state=None,
-):
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    average: str | None = None,
+    n_resamples: int | ArrayLike = 2000,
+    confidence_level: float = 0.95,
+    random_state: RandomState = None,
+) -> MetricComparison:
     return _run(
         _AP,
         y_true,
@@ -783,30 +784,24 @@ compare_average_precision.__doc__ = _doc(
 )
 
 
-def _check_target(value, name):
-    if not isinstance(value, Real) or isinstance(value, bool) or not 0 < value <= 1:
-        raise ValueError(f"{name} must be a number in (0, 1], e.g. {name}=0.9; got {value!r}.")
-    return float(value)
-
-
 @validate_params(
     {**_PARAMETERS, "recall": [Interval(Real, 0, 1, closed="right")]},
     prefer_skip_nested_validation=True,
 )
 def compare_precision_at_recall(
-    y_true,
-    y_scores,
+    y_true: ArrayLike,
+    y_scores: Scores,
     *,
-    recall=0.9,
-    reference=None,
-    groups=None,
-    labels=None,
-    average=None,
-    n_resamples=2000,
-    confidence_level=0.95,
-    random_state=None,
-):
-    target = _check_target(recall, "recall")
+    recall: float = 0.9,
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    average: str | None = None,
+    n_resamples: int | ArrayLike = 2000,
+    confidence_level: float = 0.95,
+    random_state: RandomState = None,
+) -> MetricComparison:
+    target = float(recall)
     measure = _Measure(
         "precision_at_recall",
         lambda counts: _curves.precision_at_recall(counts, target),
@@ -870,19 +865,19 @@ compare_precision_at_recall.__doc__ = _doc(
     prefer_skip_nested_validation=True,
 )
 def compare_recall_at_precision(
-    y_true,
-    y_scores,
+    y_true: ArrayLike,
+    y_scores: Scores,
     *,
-    precision=0.9,
-    reference=None,
-    groups=None,
-    labels=None,
-    average=None,
-    n_resamples=2000,
-    confidence_level=0.95,
-    random_state=None,
-):
-    target = _check_target(precision, "precision")
+    precision: float = 0.9,
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    average: str | None = None,
+    n_resamples: int | ArrayLike = 2000,
+    confidence_level: float = 0.95,
+    random_state: RandomState = None,
+) -> MetricComparison:
+    target = float(precision)
     measure = _Measure(
         "recall_at_precision",
         lambda counts: _curves.recall_at_precision(counts, target),
@@ -939,18 +934,18 @@ compare_recall_at_precision.__doc__ = _doc(
     prefer_skip_nested_validation=True,
 )
 def compare_roc_auc(
-    y_true,
-    y_scores,
+    y_true: ArrayLike,
+    y_scores: Scores,
     *,
-    method="delong",
-    reference=None,
-    groups=None,
-    labels=None,
-    average=None,
-    n_resamples=2000,
-    confidence_level=0.95,
-    random_state=None,
-):
+    method: str = "delong",
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    average: str | None = None,
+    n_resamples: int | ArrayLike = 2000,
+    confidence_level: float = 0.95,
+    random_state: RandomState = None,
+) -> MetricComparison:
     return _run(
         _AUC,
         y_true,
