@@ -79,7 +79,7 @@ class McNemarResult(IntervalResult):
     standard_error: float = field(default=math.nan, repr=False)
 
     @property
-    def difference(self):
+    def difference(self) -> float:
         """Difference in accuracy, ``accuracy_a - accuracy_b``."""
         return self.accuracy_a - self.accuracy_b
 
@@ -117,7 +117,7 @@ class SignTestResult(IntervalResult):
     alternative: str
 
     @property
-    def proportion(self):
+    def proportion(self) -> float:
         """Share of the discordant rows won by classifier a."""
         n = self.n_a_only + self.n_b_only
         return self.n_a_only / n if n else math.nan

@@ -644,7 +644,7 @@ class RelativeAccuracyResult(ReferenceComparisonMixin, IntervalResult):
     def _interval(self, level):
         return log_interval(self.ratio, self.se_log, level)
 
-    def table_at(self, confidence_level=0.95) -> pd.DataFrame:
+    def table_at(self, confidence_level: float = 0.95) -> pd.DataFrame:
         """The table with intervals at `confidence_level`."""
         low, high = self.confidence_interval(confidence_level)
         return self._table(

@@ -19,10 +19,12 @@ functions in place of the arrays.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from .._typing import ArrayLike, Predictions
 from ..utils._validation import _prediction_pairs
 from ._counts import (
     _MAX_JOINT_CELLS,
@@ -125,7 +127,17 @@ class ComparisonCounts:
     1
     """
 
-    def __init__(self, classifiers, *, clustered=False):
+    # State filled by the chunks; its form depends on the rows (a joint
+    # table or agreement counts, per-record sums), hence Any.
+    _table: Any
+    _agreement: Any
+    _records: Any
+    _record_rows: Any
+    _record_correct: Any
+    _key_parts: list[Any]
+    _key_compact: Any
+
+    def __init__(self, classifiers: Iterable[Hashable], *, clustered: bool = False) -> None:
         names = list(classifiers)
         if len(names) < 2:
             raise ValueError(
@@ -153,13 +165,21 @@ class ComparisonCounts:
 
     # ------------------------------------------------------------ building
     @classmethod
-    def from_arrays(cls, y_true, y_preds, *, groups=None) -> ComparisonCounts:
+    def from_arrays(
+        cls, y_true: ArrayLike, y_preds: Predictions, *, groups: ArrayLike | None = None
+    ) -> ComparisonCounts:
         """Count one set of arrays (truth, predictions, optional record ids)."""
         names = [name for name, _ in _named_arrays(y_preds)]
         return cls(names, clustered=groups is not None).update(y_true, y_preds, groups=groups)
 
     @classmethod
-    def from_table(cls, table, *, classifiers=("test1", "test2"), labels=None) -> ComparisonCounts:
+    def from_table(
+        cls,
+        table: ArrayLike,
+        *,
+        classifiers: Sequence[str] = ("test1", "test2"),
+        labels: ArrayLike | None = None,
+    ) -> ComparisonCounts:
         """Counts from a contingency table of one row per record.
 
         Parameters
@@ -224,7 +244,14 @@ class ComparisonCounts:
         counts._n_rows = int(table.sum())
         return counts
 
-    def update(self, y_true, y_preds, *, groups=None, names=None) -> ComparisonCounts:
+    def update(
+        self,
+        y_true: ArrayLike,
+        y_preds: Predictions,
+        *,
+        groups: ArrayLike | None = None,
+        names: Mapping[str, str] | None = None,
+    ) -> ComparisonCounts:
         """Add a chunk of rows; returns self.
 
         Parameters
@@ -480,7 +507,7 @@ class ComparisonCounts:
 
         return copy.deepcopy(self)
 
-    def reordered(self, classifiers) -> ComparisonCounts:
+    def reordered(self, classifiers: Sequence[str]) -> ComparisonCounts:
         """The same counts with the classifiers in the order of `classifiers`."""
         names = [str(n) for n in classifiers]
         if sorted(names) != sorted(self._names):
@@ -500,7 +527,7 @@ class ComparisonCounts:
 
     # ------------------------------------------------------------- reading
     @property
-    def classifiers(self) -> tuple:
+    def classifiers(self) -> tuple[str, ...]:
         return self._names
 
     @property
@@ -521,7 +548,7 @@ class ComparisonCounts:
     def classes(self) -> np.ndarray:
         return self._labels.values[self._labels.order]
 
-    def joint_table(self):
+    def joint_table(self) -> np.ndarray | None:
         """Records per (truth, prediction 1, ..., prediction C) cell, labels sorted.
 
         None when the table would be too large (many classes and
@@ -535,7 +562,7 @@ class ComparisonCounts:
             table = _pad(table, range(table.ndim), self._labels.n_values)
         return table[np.ix_(*[order] * table.ndim)].copy()
 
-    def statistics(self):
+    def statistics(self) -> tuple[Any, Any, np.ndarray]:
         """The engine's sufficient statistics, classes in sorted label order.
 
         Returns
@@ -568,7 +595,7 @@ class ComparisonCounts:
             agreement = _relabel_agreement(self._agreement, np.argsort(order), n_values)
         return category_counts(agreement), category_counts(agreement.pooled()), present
 
-    def stored_records(self):
+    def stored_records(self) -> StoredRecords | None:
         """The records in the compact form a comparison keeps (labels sorted).
 
         The nonzero cells of the joint table, or per (record, class) counts
@@ -591,7 +618,7 @@ class ComparisonCounts:
             self._labels.n_values,
         )
 
-    def mcnemar_sums(self, a, b):
+    def mcnemar_sums(self, a: str, b: str) -> dict[str, Any]:
         """What McNemar's test of classifiers `a` and `b` needs.
 
         Returns
@@ -632,7 +659,7 @@ class ComparisonCounts:
             out["sizes"] = self._record_rows[keep].astype(float)
         return out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         classes = self.classes.tolist()
         shown = classes if len(classes) <= 6 else [*classes[:5], "..."]
         return (
@@ -640,7 +667,7 @@ class ComparisonCounts:
             f"n_rows={self._n_rows}, n_records={self.n_records}, clustered={self._clustered})"
         )
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         # Notebook display: what was counted, and each classifier's rows right.
         import html
 

@@ -12,6 +12,7 @@ from numbers import Real
 
 import numpy as np
 
+from .._typing import ArrayLike, Predictions
 from ..engine._accumulator import ComparisonCounts, comparison_from_counts
 from ..engine._bias_reduced import bias_reduced_meat
 from ..engine._counts import (
@@ -78,16 +79,16 @@ _STACKLEVEL = 5
 
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_precision(
-    y_true,
-    y_preds=None,
+    y_true: ArrayLike | ComparisonCounts,
+    y_preds: Predictions | None = None,
     *,
-    reference=None,
-    groups=None,
-    labels=None,
-    confidence_level=0.95,
-    engine="closed-form",
-    cov_type="robust",
-):
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    confidence_level: float = 0.95,
+    engine: str = "closed-form",
+    cov_type: str = "robust",
+) -> PairedComparison:
     """Compare classifiers' precision class by class, on the same records.
 
     For every class (one-vs-rest) and every classifier other than the
@@ -293,16 +294,16 @@ def _measure_doc(measure, rows, response, example, notes=""):
 
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_npv(
-    y_true,
-    y_preds=None,
+    y_true: ArrayLike | ComparisonCounts,
+    y_preds: Predictions | None = None,
     *,
-    reference=None,
-    groups=None,
-    labels=None,
-    confidence_level=0.95,
-    engine="closed-form",
-    cov_type="robust",
-):
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    confidence_level: float = 0.95,
+    engine: str = "closed-form",
+    cov_type: str = "robust",
+) -> PairedComparison:
     return _compare(
         y_true,
         y_preds,
@@ -318,16 +319,16 @@ def compare_npv(
 
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_recall(
-    y_true,
-    y_preds=None,
+    y_true: ArrayLike | ComparisonCounts,
+    y_preds: Predictions | None = None,
     *,
-    reference=None,
-    groups=None,
-    labels=None,
-    confidence_level=0.95,
-    engine="closed-form",
-    cov_type="robust",
-):
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    confidence_level: float = 0.95,
+    engine: str = "closed-form",
+    cov_type: str = "robust",
+) -> PairedComparison:
     return _compare(
         y_true,
         y_preds,
@@ -343,16 +344,16 @@ def compare_recall(
 
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_specificity(
-    y_true,
-    y_preds=None,
+    y_true: ArrayLike | ComparisonCounts,
+    y_preds: Predictions | None = None,
     *,
-    reference=None,
-    groups=None,
-    labels=None,
-    confidence_level=0.95,
-    engine="closed-form",
-    cov_type="robust",
-):
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    confidence_level: float = 0.95,
+    engine: str = "closed-form",
+    cov_type: str = "robust",
+) -> PairedComparison:
     return _compare(
         y_true,
         y_preds,
@@ -368,16 +369,16 @@ def compare_specificity(
 
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_accuracy(
-    y_true,
-    y_preds=None,
+    y_true: ArrayLike | ComparisonCounts,
+    y_preds: Predictions | None = None,
     *,
-    reference=None,
-    groups=None,
-    labels=None,
-    confidence_level=0.95,
-    engine="closed-form",
-    cov_type="robust",
-):
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    confidence_level: float = 0.95,
+    engine: str = "closed-form",
+    cov_type: str = "robust",
+) -> PairedComparison:
     return _compare(
         y_true,
         y_preds,

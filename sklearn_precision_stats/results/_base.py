@@ -41,13 +41,13 @@ class TestResult:
         # Unpacks as ``statistic, pvalue = result``, like scipy's results.
         return iter((self.statistic, self.pvalue))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return 2
 
     def __getitem__(self, index):
         return (self.statistic, self.pvalue)[index]
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         rows = "".join(
             f"<tr><th>{f.name}</th><td>{_format_value(getattr(self, f.name))}</td></tr>"
             for f in fields(self)
@@ -55,7 +55,7 @@ class TestResult:
         )
         return f"<table><caption>{type(self).__name__}</caption>{rows}</table>"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         parts = [f"{f.name}={_format_value(getattr(self, f.name))}" for f in fields(self) if f.repr]
         return f"{type(self).__name__}({', '.join(parts)})"
 
@@ -84,7 +84,7 @@ class IntervalResult(TestResult):
             return ConfidenceInterval(float(estimate - half), math.inf)
         return ConfidenceInterval(-math.inf, float(estimate + half))
 
-    def confidence_interval(self, confidence_level=0.95):
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Confidence interval for the estimate named in the class docstring.
 
         Unless the class docstring says otherwise, ``estimate -/+ q *

@@ -1,14 +1,25 @@
 """The result of a paired comparison: frozen, built from read-only arrays."""
 
+from __future__ import annotations
+
 import html
 import numbers
-from typing import NamedTuple
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 import numpy as np
 
 from ..engine._marginal_model import add_intervals, normal_two_sided_pvalue
 from ._base import _check_confidence_level
 from ._registry import OMNIBUS_COLUMNS, TESTS, table_columns
+
+if TYPE_CHECKING:  # imported by the methods that need them
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from statsmodels.iolib.summary2 import Summary
+
+    from .._typing import ArrayLike, RandomStateLike
+    from ..across_classes._global_null import GlobalTestResult
 
 __all__ = ["PairedComparison"]
 
@@ -103,21 +114,36 @@ class PairedComparison:
         Covariance of the Wald test, odds ratio, ratio and difference.
     """
 
+    # The attributes, set once by __init__ (the class is frozen).
+    metric: str
+    classes: np.ndarray
+    classifiers: tuple[str, ...]
+    reference: str
+    confidence_level: float
+    engine: str
+    n_rows: int
+    n_records: int
+    cov_type: str
+    _statistics: dict[str, np.ndarray]
+    _omnibus: dict[str, np.ndarray]
+    _role: Any
+    _data: ComparisonData | None
+
     def __init__(
         self,
-        statistics,
-        omnibus,
+        statistics: Mapping[str, ArrayLike],
+        omnibus: Mapping[str, ArrayLike],
         *,
-        classes,
-        classifiers,
-        role,
-        confidence_level,
-        engine,
-        n_rows,
-        n_records,
-        cov_type="robust",
-        data=None,
-    ):
+        classes: ArrayLike,
+        classifiers: Sequence[str],
+        role: Any,
+        confidence_level: float,
+        engine: str,
+        n_rows: int,
+        n_records: int,
+        cov_type: str = "robust",
+        data: ComparisonData | None = None,
+    ) -> None:
         fields = {
             "_statistics": {k: _read_only(v) for k, v in statistics.items()},
             "_omnibus": {k: _read_only(v) for k, v in omnibus.items()},
@@ -136,18 +162,18 @@ class PairedComparison:
         for name, value in fields.items():
             object.__setattr__(self, name, value)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError(
             f"{type(self).__name__} is frozen: {name!r} cannot be assigned. Compute a "
             "new comparison instead (e.g. with another confidence_level)."
         )
 
-    def __delattr__(self, name):
+    def __delattr__(self, name: str) -> NoReturn:
         raise AttributeError(f"{type(self).__name__} is frozen: {name!r} cannot be deleted.")
 
     # Tables ---------------------------------------------------------------
 
-    def to_frame(self, confidence_level=None):
+    def to_frame(self, confidence_level: float | None = None) -> pd.DataFrame:
         """The per-class table, with intervals at `confidence_level`.
 
         Parameters
@@ -188,12 +214,12 @@ class PairedComparison:
         return pd.DataFrame(columns)
 
     @property
-    def table(self):
+    def table(self) -> pd.DataFrame:
         """One row per class and compared classifier (a new DataFrame each time)."""
         return self.to_frame()
 
     @property
-    def omnibus(self):
+    def omnibus(self) -> pd.DataFrame:
         """One row per class: all classifiers equal (a new DataFrame each time)."""
         import pandas as pd
 
@@ -218,7 +244,7 @@ class PairedComparison:
 
     # Access by test -------------------------------------------------------
 
-    def __getitem__(self, test):
+    def __getitem__(self, test: str) -> pd.DataFrame:
         """Results of one test as a DataFrame.
 
         Parameters
@@ -258,7 +284,7 @@ class PairedComparison:
         )
         return out
 
-    def get(self, label, classifier=None):
+    def get(self, label: Hashable, classifier: str | None = None) -> pd.Series:
         """The table row of one class (and classifier) as a Series.
 
         Parameters
@@ -301,7 +327,7 @@ class PairedComparison:
 
     # Display -------------------------------------------------------------
 
-    def summary(self, digits=4, confidence_level=None):
+    def summary(self, digits: int = 4, confidence_level: float | None = None) -> Summary:
         """A terminal-friendly summary, in the spirit of statsmodels.
 
         Parameters
@@ -396,7 +422,7 @@ class PairedComparison:
             )
         return _equal_widths(summ)
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         """Notebook display: a header, a compact per-class table and the omnibus tests.
 
         Nine narrow columns (the full table has 30): the measure of the
@@ -469,7 +495,7 @@ class PairedComparison:
             "</div>"
         )
 
-    def to_latex(self, **kwargs):
+    def to_latex(self, **kwargs: Any) -> str:
         """The tables of :meth:`summary` as LaTeX, for a paper.
 
         Significance marks and intervals as :meth:`summary` prints them;
@@ -485,7 +511,7 @@ class PairedComparison:
 
         return to_latex(self, **kwargs)
 
-    def to_markdown(self, **kwargs):
+    def to_markdown(self, **kwargs: Any) -> str:
         """The tables of :meth:`summary` as Markdown pipe tables.
 
         Needs tabulate (the ``export`` extra); keyword arguments as for
@@ -499,7 +525,7 @@ class PairedComparison:
 
         return to_markdown(self, **kwargs)
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """Forest plot of the relative precision (or recall) per class.
 
         A shortcut for :func:`~sklearn_precision_stats.plotting.plot_relative_precision`
@@ -520,7 +546,7 @@ class PairedComparison:
 
         return plot_relative_precision(self, ax=ax, **kwargs)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         classes = np.asarray(self.classes).tolist()
         shown = classes if len(classes) <= 6 else classes[:5] + ["..."]
         return (
@@ -530,20 +556,20 @@ class PairedComparison:
             f"n_records={self.n_records}, engine={self.engine!r})"
         )
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(self.summary())
 
     # Across classes -------------------------------------------------------
 
     def global_test(
         self,
-        method="dai-cui",
-        test="gs",
-        n_resamples=1000,
-        random_state=None,
-        weights=None,
-        resampling="permutation",
-    ):
+        method: str = "dai-cui",
+        test: str = "gs",
+        n_resamples: int = 1000,
+        random_state: RandomStateLike = None,
+        weights: ArrayLike | Mapping[Hashable, float] | None = None,
+        resampling: str = "permutation",
+    ) -> GlobalTestResult:
         """Test the global null: equal precision for every class at once.
 
         Combines the per-class p-values of `test` into one p-value per
@@ -670,7 +696,9 @@ class PairedComparison:
 
         return global_test(self, method, test, n_resamples, random_state, weights, resampling)
 
-    def adjusted_pvalues(self, test="gs", method=("holm", "bh")):
+    def adjusted_pvalues(
+        self, test: str = "gs", method: str | Sequence[str] = ("holm", "bh")
+    ) -> pd.DataFrame:
         """The table with per-class multiplicity-adjusted p-values added.
 
         Parameters
@@ -717,8 +745,13 @@ class PairedComparison:
         return adjusted_pvalues(self, test, method)
 
     def at_prevalence(
-        self, prevalence, ci="analytic", n_resamples=2000, random_state=None, confidence_level=None
-    ):
+        self,
+        prevalence: float | Mapping[Hashable, float],
+        ci: str = "analytic",
+        n_resamples: int = 2000,
+        random_state: RandomStateLike = None,
+        confidence_level: float | None = None,
+    ) -> pd.DataFrame:
         """Precision (or NPV) updated to a known population prevalence.
 
         The precision a classifier would have where class ``k`` has

@@ -8,6 +8,8 @@ mended in one file (imbalanced-learn does the same).
 import functools
 import inspect
 import re
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from sklearn import config_context, get_config
 from sklearn.utils._param_validation import (
@@ -40,7 +42,12 @@ __all__ = [
 _MAX_REPR = 80
 
 
-def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def validate_params(
+    parameter_constraints: Mapping[str, Any], *, prefer_skip_nested_validation: bool
+) -> Callable[[_F], _F]:
     """scikit-learn's ``validate_params``, whose errors never print a large object.
 
     scikit-learn's message ends with ``Got {value!r} instead.``, which for a
