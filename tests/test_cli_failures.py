@@ -174,6 +174,22 @@ def test_default_reference_is_first_in_file_order(tmp_path, capsys):
         assert set(table["reference"]) == {"zeta"} and set(table["classifier"]) == {"alpha"}
 
 
+def test_help_imports_no_heavy_library():
+    code = (
+        "import sys\n"
+        "from sklearn_precision_stats.__main__ import main\n"
+        "try:\n"
+        "    main(['compare', '--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'pandas', 'scipy', 'sklearn', 'statsmodels', 'pyarrow'})\n"
+        "print(heavy, file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.stderr.strip() == "[]", proc.stderr
+
+
 def test_latin1_csv(tmp_path, capsys):
     frame = _frame()
     words = np.array(["café", "crème", "naïve"])
@@ -253,10 +269,10 @@ def test_written_files_honour_the_umask(csv_file, tmp_path, capsys, umask):
 
 
 def test_many_classes_print_plain_columns(tmp_path, capsys, monkeypatch):
-    from sklearn_precision_stats.cli import _commands
+    from sklearn_precision_stats.cli import _subcommands
     from sklearn_precision_stats.results import PairedComparison
 
-    monkeypatch.setattr(_commands, "_MAX_SUMMARY_ROWS", 2)
+    monkeypatch.setattr(_subcommands, "_MAX_SUMMARY_ROWS", 2)
 
     def no_summary(self, *args, **kwargs):
         raise AssertionError("the summary is not rendered for long tables")

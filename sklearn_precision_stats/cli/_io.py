@@ -26,6 +26,7 @@ _SUFFIXES = {
     ".ipc": "feather",
 }
 FORMATS = ("csv", "parquet", "feather")
+OUTPUT_FORMATS = ("text", "markdown", "latex", "csv", "json")
 
 
 class UsageError(Exception):

@@ -11,8 +11,6 @@ import numpy as np
 
 __all__ = []
 
-OUTPUT_FORMATS = ("text", "markdown", "latex", "csv", "json")
-
 
 def _cell(value, digits=6):
     if isinstance(value, (float, np.floating)):
