@@ -445,3 +445,34 @@ def test_row_order_and_relabelling_do_not_matter(seed, n):
     cols = ["diff", "diff_se", "diff_pvalue"]
     np.testing.assert_allclose(shuffled[cols], base[cols], rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(renamed[cols], mcc[cols], rtol=1e-10, atol=1e-13)
+
+
+# ComparisonCounts ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "metric, params", [("f1", {"average": "macro"}), ("cohen_kappa", {"weights": "linear"})]
+)
+def test_comparison_counts_give_the_same_result(metric, params):
+    from sklearn_precision_stats import ComparisonCounts
+
+    y, preds = _data(n=500, k=3)
+    counts = ComparisonCounts.from_arrays(y[:200], {k: v[:200] for k, v in preds.items()})
+    counts = counts.update(y[200:], {k: v[200:] for k, v in preds.items()})
+    ours = compare_metric(counts, metric=metric, reference="c2", **params).table
+    direct = compare_metric(y, preds, metric=metric, reference="c2", **params).table
+    cols = ours.columns[2:]
+    np.testing.assert_allclose(ours[cols].to_numpy(float), direct[cols].to_numpy(float), rtol=1e-12)
+    assert ours["classifier"].tolist() == direct["classifier"].tolist()
+
+
+def test_clustered_comparison_counts_are_refused():
+    from sklearn_precision_stats import ComparisonCounts
+
+    y, preds = _data(n=100, k=3)
+    groups = np.repeat(np.arange(50), 2)
+    counts = ComparisonCounts.from_arrays(y, preds, groups=groups)
+    with pytest.raises(ValueError, match="pass the arrays and groups"):
+        compare_metric(counts, metric="f1")
+    with pytest.raises(ValueError, match="must be None"):
+        compare_metric(ComparisonCounts.from_arrays(y, preds), preds, metric="f1")

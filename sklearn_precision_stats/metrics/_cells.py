@@ -11,6 +11,7 @@ classifier's confusion matrices; units are never rows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -142,25 +143,52 @@ def _onehot(index: np.ndarray, width: int) -> sparse.csr_array:
     return sparse.csr_array((np.ones(n), (np.arange(n), index)), shape=(n, width))
 
 
+def _from_table(table: np.ndarray, values: np.ndarray, n_rows: int) -> Units:
+    index = np.nonzero(table)
+    cells, values = _compact(np.stack(index, axis=1).astype(np.intp), values)
+    k = len(values)
+    maps = [_onehot(cells[:, 0] * k + cells[:, c], k * k) for c in range(1, cells.shape[1])]
+    counts = table[index].astype(float)
+    return Units(values, (k, k), maps, counts, np.ones(len(counts)), n_rows, n_rows, n_rows)
+
+
+def units_from_counts(counts: Any, names: list[str]) -> Units:
+    """Units of a :class:`ComparisonCounts` with one row per record.
+
+    Its joint table is all a measure needs; `names` orders the classifiers
+    (reference first).
+    """
+    if counts.clustered and counts.n_records < counts.n_rows:
+        raise ValueError(
+            "compare_metric needs each record's (truth, prediction) cells, which "
+            "clustered ComparisonCounts do not keep (only per-class counts); pass "
+            "the arrays and groups instead."
+        )
+    table = counts.joint_table()
+    if table is None:
+        raise ValueError(
+            "these ComparisonCounts keep only agreement sums (too many classes and "
+            "classifiers for their joint table); pass the arrays instead."
+        )
+    order = [list(counts.classifiers).index(name) for name in names]
+    table = np.transpose(table, [0] + [1 + i for i in order])
+    return _from_table(table, np.asarray(counts.classes), int(counts.n_rows))
+
+
 def tabulate(y_true: np.ndarray, preds: list[np.ndarray], groups: np.ndarray | None) -> Units:
     """Units of validated 1-D label arrays."""
     n_rows = y_true.shape[0]
     arrays = [y_true, *preds]
     table = integer_joint_table(arrays) if groups is None else None
     if table is not None:
-        index = np.nonzero(table)
-        cells = np.stack(index, axis=1).astype(np.intp)
-        counts = table[index].astype(float)
         dtype = np.result_type(*[a.dtype for a in arrays])
-        values = np.arange(table.shape[0]).astype(dtype)
-        inverse = None
-    else:
-        encoded = _encode_predictions(y_true, preds)
-        row_codes = [label_codes(encoded.y_true, encoded.offset)]
-        row_codes += [label_codes(p, encoded.offset) for p in encoded.preds]
-        cells, inverse = _unique_rows(row_codes, len(encoded.values))
-        counts = np.bincount(inverse, minlength=len(cells)).astype(float)
-        values = np.asarray(encoded.values)
+        return _from_table(table, np.arange(table.shape[0]).astype(dtype), n_rows)
+    encoded = _encode_predictions(y_true, preds)
+    row_codes = [label_codes(encoded.y_true, encoded.offset)]
+    row_codes += [label_codes(p, encoded.offset) for p in encoded.preds]
+    cells, inverse = _unique_rows(row_codes, len(encoded.values))
+    counts = np.bincount(inverse, minlength=len(cells)).astype(float)
+    values = np.asarray(encoded.values)
     cells, values = _compact(cells, values)
     k = len(values)
     maps = [_onehot(cells[:, 0] * k + cells[:, c], k * k) for c in range(1, cells.shape[1])]
@@ -168,7 +196,6 @@ def tabulate(y_true: np.ndarray, preds: list[np.ndarray], groups: np.ndarray | N
     if groups is None:
         ones = np.ones(len(counts))
         return Units(values, shape, maps, counts, ones, n_rows, n_rows, n_rows)
-    assert inverse is not None
     return _group_units(maps, np.ones(len(cells)), inverse, groups, n_rows, values, shape)
 
 

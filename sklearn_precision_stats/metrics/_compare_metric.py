@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
+from ..engine._accumulator import ComparisonCounts
 from ..exceptions import UndefinedStatisticWarning
 from ..results._metric_comparison import MetricComparison
 from ..utils._random_state import check_random_state_any
@@ -22,7 +23,7 @@ from ._bootstrap import (
     bootstrap_replicates,
     percentile_interval,
 )
-from ._cells import Units, tabulate, tabulate_multilabel
+from ._cells import Units, tabulate, tabulate_multilabel, units_from_counts
 from ._definitions import NAMED, PER_CLASS, WHOLE_MATRIX, MeasureSpec
 from ._delta import delta_covariance, delta_variance, unit_influence
 from ._multilabel import check_multilabel, is_indicator_matrix
@@ -39,8 +40,8 @@ _STACKLEVEL = 4
 
 @validate_params(
     {
-        "y_true": ["array-like"],
-        "y_preds": [dict, list, tuple],
+        "y_true": ["array-like", ComparisonCounts],
+        "y_preds": [dict, list, tuple, None],
         "metric": [StrOptions(set(NAMED)), callable],
         "average": [StrOptions(set(_AVERAGES)), None],
         "reference": [Hashable, None],
@@ -55,7 +56,7 @@ _STACKLEVEL = 4
 )
 def compare_metric(
     y_true: Any,
-    y_preds: Mapping[str, Any] | Sequence[tuple[str, Any]],
+    y_preds: Mapping[str, Any] | Sequence[tuple[str, Any]] | None = None,
     *,
     metric: str | Callable[[np.ndarray], Any] = "f1",
     average: str | None = None,
@@ -79,10 +80,14 @@ def compare_metric(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,)
-        True labels.
-    y_preds : dict or list of (name, array-like) pairs
-        Each classifier's predicted labels for the same rows.
+    y_true : array-like of shape (n_rows,) or (n_rows, n_labels), or ComparisonCounts
+        True labels; a multilabel indicator matrix (one binary problem per
+        label, one row per label in the table); or the counts of a
+        :class:`ComparisonCounts` with one row per record (its joint table
+        is all a measure needs), with `y_preds` and `groups` None.
+    y_preds : dict or list of (name, array-like) pairs, default=None
+        Each classifier's predicted labels (or indicator matrices) for the
+        same rows.
     metric : str or callable, default="f1"
         ``"precision"``, ``"recall"``, ``"specificity"``, ``"npv"``,
         ``"f1"``, ``"fbeta"`` (pass ``beta=``), ``"jaccard"``,
@@ -186,13 +191,34 @@ def compare_metric(
     >>> compare_metric(y, {"a": a, "b": b}, metric="mcc").table.loc[0, "class"]
     'all'
     """
-    _check_aligned_indexes(y_true=y_true, groups=groups)
-    if is_indicator_matrix(y_true):
+    if isinstance(y_true, ComparisonCounts):
+        if y_preds is not None or groups is not None:
+            raise ValueError(
+                "y_preds and groups must be None when y_true is a ComparisonCounts: "
+                "the counts already hold the predictions and the records."
+            )
+        names = list(y_true.classifiers)
+        if reference is not None:
+            if reference not in names:
+                raise ValueError(
+                    f"reference={reference!r} is not one of the classifiers {names}; "
+                    "pass one of these names or None for the first."
+                )
+            names = [reference] + [n for n in names if n != reference]
+        units = units_from_counts(y_true, names)
+    elif y_preds is None:
+        raise ValueError(
+            "y_preds is required: a dict mapping classifier name to predicted labels "
+            "(or pass a ComparisonCounts as y_true)."
+        )
+    elif is_indicator_matrix(y_true):
+        _check_aligned_indexes(y_true=y_true, groups=groups)
         y, names, preds = check_multilabel(y_true, y_preds, reference)
         groups = _check_groups(groups, y.shape[0])
         by_label = average is None and method == "delta"
         units = tabulate_multilabel(y, preds, groups, by_label)
     else:
+        _check_aligned_indexes(y_true=y_true, groups=groups)
         y, names, preds = _check_predictions(y_true, y_preds, reference, for_encoder=True)
         groups = _check_groups(groups, y.shape[0])
         units = tabulate(y, preds, groups)
