@@ -444,6 +444,20 @@ class MetricComparison:
         differences are adjusted over classes, separately for each compared
         classifier. A NaN p-value stays NaN and does not count as a test.
         An averaged measure has a single row, whose p-value is unchanged.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_precision_stats import compare_metric
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 3, 300)
+        >>> a = np.where(rng.random(300) < 0.8, y, rng.integers(0, 3, 300))
+        >>> b = np.where(rng.random(300) < 0.7, y, rng.integers(0, 3, 300))
+        >>> table = compare_metric(y, {"a": a, "b": b}, metric="f1").adjusted_pvalues()
+        >>> list(table.columns[-2:])
+        ['diff_pvalue_holm', 'diff_pvalue_bh']
+        >>> bool((table["diff_pvalue_holm"] >= table["diff_pvalue"]).all())
+        True
         """
         from ..across_classes._global_null import _ADJUST_METHODS, _adjust
 
