@@ -195,6 +195,10 @@ _EXTRA_ENTRIES = {
             "py:function",
             "reference/random/generator.html#numpy.random.default_rng",
         ),
+        "numpy.random.RandomState": (
+            "py:class",
+            "reference/random/legacy.html#numpy.random.RandomState",
+        ),
         "array_like": ("std:term", "glossary.html#term-array_like"),
     },
     "python": {
@@ -241,6 +245,15 @@ def _public_names(module_name, subpackages=False):
     return out
 
 
+def _has_own_numpy_page(name):
+    import numpy
+
+    obj = getattr(numpy, name.rpartition(".")[2])
+    if inspect.isclass(obj) and issubclass(obj, numpy.generic):
+        return False
+    return getattr(obj, "__name__", None) == name.rpartition(".")[2]
+
+
 def _write_inventories():
     """Write one Sphinx inventory (objects.inv format 2) per project."""
     _INVENTORY_DIR.mkdir(parents=True, exist_ok=True)
@@ -255,6 +268,10 @@ def _write_inventories():
                     names = _public_names(module_name, subpackages=module_name == "sklearn")
             except ImportError:
                 continue
+            if project == "numpy":
+                # Aliases (abs of absolute) and scalar types (int8) have no
+                # page of their own under reference/generated.
+                names = [(n, r) for n, r in names if _has_own_numpy_page(n)]
             lower = [name.lower() for name, _ in names]
             for name, role in names:
                 page = name
