@@ -411,6 +411,8 @@ def test_table_columns_and_frozen():
         ({"metric": "f1", "labels": [7]}, "does not occur"),
         ({"metric": "f1", "average": "binary"}, "two classes"),
         ({"metric": "cohen_kappa", "weights": "cubic"}, "weights"),
+        ({"metric": "f1", "average": "samples"}, "multilabel indicator inputs only"),
+        ({"metric": lambda c: np.diag(c).sum(), "average": "macro"}, "average must be None"),
     ],
 )
 def test_errors_name_the_argument(kwargs, match):

@@ -101,10 +101,13 @@ def compare_metric(
         is taken by central differences.
     average : {"binary", "micro", "macro", "weighted"} or None, default=None
         As in scikit-learn, for the per-class measures: None gives one row
-        per class; ``"binary"`` the row of ``pos_label`` (default 1, two
-        classes); ``"micro"`` pools the classes' counts; ``"macro"`` and
-        ``"weighted"`` average the classes' values (weights: true rows).
-        Must be None for the whole-matrix measures.
+        per class (per label for multilabel inputs); ``"binary"`` the row
+        of ``pos_label`` (default 1, two classes); ``"micro"`` pools the
+        classes' counts; ``"macro"`` and ``"weighted"`` average the
+        classes' values (weights: true rows). The table's ``class`` is then
+        the average's name. Must be None for the whole-matrix measures,
+        whose ``class`` is ``"all"``. ``"samples"`` is not offered (a
+        record with no true and no predicted label has no value).
     reference : str, default=None
         The reference classifier; the first one when None.
     groups : array-like of shape (n_rows,), default=None
@@ -252,6 +255,11 @@ def measure_spec(
                 "(a record with no true and no predicted label has no per-record "
                 "value); use None, 'micro', 'macro' or 'weighted'."
             )
+    if average == "samples" and not multilabel:
+        raise ValueError(
+            "average='samples' applies to multilabel indicator inputs only; use None, "
+            "'micro', 'macro' or 'weighted'."
+        )
     allowed = {"fbeta": {"beta"}, "cohen_kappa": {"weights"}}.get(str(metric), set())
     if average == "binary":
         allowed = allowed | {"pos_label"}

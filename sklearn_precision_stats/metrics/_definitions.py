@@ -6,8 +6,8 @@ so that bootstrap replicates are evaluated at once. The one-vs-rest
 measures of a class are sums of ratios of linear forms in the class's
 (TP, FP, FN, TN), so their value and gradient follow from one rule; the
 whole-matrix measures (MCC, Cohen's kappa) have their own closed forms.
-Gradients are with respect to the counts; :func:`measure_and_gradient`
-returns them with respect to the cell proportions.
+Gradients are with respect to the counts. Multilabel inputs give one
+2 x 2 table per label, ``(..., L, 2, 2)``, and the same one-vs-rest rules.
 """
 
 from __future__ import annotations
@@ -423,10 +423,3 @@ def _whole_matrix_reason(spec: MeasureSpec, c: np.ndarray) -> str:
     if spec.metric == "cohen_kappa":
         return "the chance disagreement is zero (truth and prediction constant and equal)"
     return "undefined"
-
-
-def measure_and_gradient(spec: MeasureSpec, confusion: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Values ``(R,)`` and gradients with respect to the cell proportions ``(R, K, K)``."""
-    values = spec.values(confusion)
-    grad = spec.gradient(confusion) * confusion.sum()
-    return values, grad
