@@ -478,3 +478,10 @@ def test_clustered_comparison_counts_are_refused():
         compare_metric(counts, metric="f1")
     with pytest.raises(ValueError, match="must be None"):
         compare_metric(ComparisonCounts.from_arrays(y, preds), preds, metric="f1")
+
+
+def test_few_clusters_warn():
+    y, preds = _data(n=40, k=2, n_clf=2)
+    groups = np.repeat(np.arange(20), 2)
+    with pytest.warns(UndefinedStatisticWarning, match="only 20 distinct records"):
+        compare_metric(y, preds, metric="mcc", groups=groups)

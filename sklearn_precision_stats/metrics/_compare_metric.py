@@ -33,6 +33,8 @@ __all__ = ["compare_metric"]
 _AVERAGES = ("binary", "micro", "macro", "weighted", "samples")
 _METHODS = ("delta", "bootstrap")
 _KAPPA_WEIGHTS = (None, "linear", "quadratic")
+# Below this many clusters the cluster-robust variance is noticeably biased.
+_FEW_CLUSTERS = 30
 # Frames from this module's warnings.warn to the caller: _warn, compare_metric,
 # scikit-learn's validate_params wrapper.
 _STACKLEVEL = 4
@@ -461,6 +463,12 @@ def compare_cells(
         )
     pvalue = np.where(no_variance, np.nan, pvalue)
     omnibus = _omnibus(diff, omni_cov) if n_clf > 2 else None
+    if units.n_records < units.n_rows and units.n_records < _FEW_CLUSTERS:
+        messages.append(
+            f"groups has only {units.n_records} distinct records (clusters): "
+            "cluster-robust standard errors are too small with fewer than about 30, "
+            "so the intervals are too narrow and the p-values too small"
+        )
     _warn(messages)
     return MetricComparison(
         measure=measure,
