@@ -149,6 +149,23 @@ def test_replicates_with_groups_equal_sklearn_with_cluster_weights(name):
             np.testing.assert_allclose(result.replicates[clf][b], expected, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("name", list(MEASURES))
+@pytest.mark.parametrize("high", [2, 31, 32, 255, 256, 5000])
+def test_replicates_equal_sklearn_for_any_size_of_weights(name, high):
+    # Weights up to 31 are summed 8 at a time, up to 255 in one byte each,
+    # larger ones in 4 bytes: every path gives scikit-learn's values.
+    function, kwargs, reference = MEASURES[name]
+    y, scores = _binary(n=100, seed=6)
+    rng = np.random.default_rng(high)
+    weights = rng.integers(0, high + 1, size=(3, len(y)))
+    weights[:, 0] = high
+    result = function(y, scores, n_resamples=weights, **kwargs)
+    for clf, s in scores.items():
+        for b, w in enumerate(weights):
+            expected = reference(y, s, sample_weight=w)
+            np.testing.assert_allclose(result.replicates[clf][b, 0], expected, rtol=0, atol=1e-12)
+
+
 def test_precision_at_recall_reads_the_curve_at_the_target_exactly():
     # Recall 0.9 is reached exactly at 9 of 10 positives.
     y = np.array([1] * 10 + [0] * 10)

@@ -291,8 +291,9 @@ class _Evaluator:
         each curve at the grid, shape (n_replicates, n_curves, n_grid).
         """
         values, undefined, positives, bands = [], [], [], []
+        packed = weights.dtype == np.uint8 and weights.max() <= _curves.PACKED_MAX_WEIGHT
         for curve in self.curves:
-            counts = curve.counts(weights, workspace)
+            counts = curve.counts(weights, workspace, packed)
             value, bad = self.measure.function(counts)
             values.append(value)
             undefined.append(bad)
