@@ -485,3 +485,55 @@ def test_few_clusters_warn():
     groups = np.repeat(np.arange(20), 2)
     with pytest.warns(UndefinedStatisticWarning, match="only 20 distinct records"):
         compare_metric(y, preds, metric="mcc", groups=groups)
+
+
+def _built(**overrides):
+    args = dict(
+        measure="average_precision",
+        classes=[0, 1],
+        classifiers=["ref", "x", "y"],
+        method="bootstrap",
+        average=None,
+        confidence_level=0.9,
+        n_rows=50,
+        n_records=50,
+        estimates=np.array([[0.5, 0.6, 0.7], [0.4, 0.45, 0.3]]),
+        estimate_ci_low=np.zeros((2, 3)),
+        estimate_ci_high=np.ones((2, 3)),
+        diff=np.array([[0.1, 0.2], [0.05, -0.1]]),
+        diff_se=np.full((2, 2), 0.05),
+        diff_ci_low=np.full((2, 2), -0.1),
+        diff_ci_high=np.full((2, 2), 0.3),
+        diff_pvalue=np.array([[0.04, 0.001], [0.3, 0.05]]),
+        omnibus={"df": [2, 2], "wald_stat": [11.0, 4.0], "wald_pvalue": [0.004, 0.135]},
+        replicates={
+            name: np.random.default_rng(i).random((100, 2))
+            for i, name in enumerate(["ref", "x", "y"])
+        },
+    )
+    args.update(overrides)
+    return MetricComparison(**args)
+
+
+def test_result_built_from_arrays():
+    result = _built()
+    t = result.table
+    assert t.shape[0] == 4 and t["classifier"].tolist() == ["x", "y", "x", "y"]
+    assert t["average_precision_reference"].tolist() == [0.5, 0.5, 0.4, 0.4]
+    assert result.omnibus["df"].tolist() == [2, 2]
+    assert result.get(1, "y")["diff"] == -0.1
+    assert result[0]["classifier"].tolist() == ["x", "y"]
+    assert result.replicates["x"].shape == (100, 2)
+    with pytest.raises(ValueError):
+        result.replicates["x"][0, 0] = 1.0
+    # Another level comes from the replicates' percentiles.
+    wider = result.to_frame(0.99)
+    d = result.replicates["y"][:, 1] - result.replicates["ref"][:, 1]
+    assert wider["diff_ci_low"].iloc[3] == pytest.approx(np.quantile(d, 0.005))
+    assert "average_precision" in repr(result) and "P " in str(result.summary())
+    with pytest.raises(ValueError, match="shape"):
+        _built(diff=np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="missing"):
+        _built(replicates={"ref": np.zeros((5, 2))})
+    with pytest.raises(ValueError, match="own level"):
+        _built(replicates=None).to_frame(0.5)

@@ -484,6 +484,8 @@ class MetricComparison:
         pct = f"{100 * level:g}%"
         t = self.to_frame(level)
         m = self.measure
+        # The bootstrap's p-value is not that of a z statistic.
+        pcol = "P" if self.method == "bootstrap" else "P>|z|"
         effects = pd.DataFrame(
             {
                 "class": t["class"].astype(str),
@@ -497,10 +499,10 @@ class MetricComparison:
                 "Diff": t["diff"],
                 "SE": t["diff_se"],
                 f"Diff {pct} CI": _interval(t["diff_ci_low"], t["diff_ci_high"], digits),
-                "P>|z|": t["diff_pvalue"],
+                pcol: t["diff_pvalue"],
             }
         )
-        frames = [("effects", _format_frame(effects, digits), ["P>|z|"])]
+        frames = [("effects", _format_frame(effects, digits), [pcol])]
         if self._omnibus is not None:
             omni = self.omnibus
             omni["class"] = omni["class"].astype(str)
