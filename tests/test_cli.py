@@ -444,7 +444,7 @@ def test_failure_keeps_an_existing_output(tmp_path, wide_files, capsys):
 @pytest.mark.parametrize(
     ("extra", "match"),
     [
-        (["--truth", "truth", "--metric", "f1"], "--metric: invalid choice: 'f1'"),
+        (["--truth", "truth", "--metric", "f2"], "--metric: invalid choice: 'f2'"),
         (["--truth", "truth", "--confidence-level", "95"], "strictly between 0 and 1"),
         (["--truth", "truth", "--format", "xml"], "--format: invalid choice: 'xml'"),
         ([], "the following arguments are required: --truth"),

@@ -10,7 +10,25 @@ from ._io import FORMATS, OUTPUT_FORMATS
 
 __all__ = ["build_parser"]
 
-METRICS = ("precision", "npv", "recall", "specificity", "accuracy")
+# The GEE measures (precision, ..., accuracy, per class) come first; the
+# others, and any measure with --average, are compared by compare_metric.
+METRICS = (
+    "precision",
+    "npv",
+    "recall",
+    "specificity",
+    "accuracy",
+    "f1",
+    "fbeta",
+    "jaccard",
+    "informedness",
+    "markedness",
+    "balanced_accuracy",
+    "mcc",
+    "cohen_kappa",
+)
+GEE_METRICS = METRICS[:5]
+AVERAGES = ("binary", "micro", "macro", "weighted")
 PROG = "sklearn-precision-stats"
 
 
@@ -158,7 +176,12 @@ def _add_comparison_options(parser):
         help="the reference classifier (default: the first classifier, in file order)",
     )
     parser.add_argument(
-        "--metric", choices=METRICS, default="precision", help="the measure compared"
+        "--metric",
+        choices=METRICS,
+        default="precision",
+        help="the measure compared: the GEE comparison of precision, npv, recall, "
+        "specificity or accuracy; the delta method of compare_metric for the others "
+        "and with --average",
     )
     parser.add_argument(
         "--labels",
@@ -168,6 +191,34 @@ def _add_comparison_options(parser):
         help="classes to report, in this order, space- or comma-separated (default: every class)",
     )
     _add_confidence_level(parser)
+
+
+def _add_compare_options(parser):
+    _add_comparison_options(parser)
+    measures = parser.add_argument_group(
+        "measures of compare_metric (F1, MCC, kappa, ..., or any measure with --average)"
+    )
+    measures.add_argument(
+        "--average",
+        choices=AVERAGES,
+        default=None,
+        help="average over the classes, as in scikit-learn (default: one row per class)",
+    )
+    measures.add_argument(
+        "--beta", type=float, default=None, help="beta of --metric fbeta (default: 1)"
+    )
+    measures.add_argument(
+        "--weights",
+        choices=("linear", "quadratic"),
+        default=None,
+        help="weights of --metric cohen_kappa (default: unweighted)",
+    )
+    measures.add_argument(
+        "--pos-label",
+        default=None,
+        metavar="LABEL",
+        help="the positive class of --average binary (default: 1)",
+    )
 
 
 def _add_global_options(parser):
@@ -279,8 +330,8 @@ def add_subcommands(subparsers):
         subparsers,
         "compare",
         _lazy("run_compare"),
-        _add_comparison_options,
-        help="compare classifiers' precision, NPV, recall, specificity or accuracy",
+        _add_compare_options,
+        help="compare classifiers' precision, NPV, recall, ..., F1, MCC or kappa",
         description="Per-class paired comparison of classifiers from a prediction file.",
     )
     _add_subcommand(

@@ -5,7 +5,11 @@ import math
 
 import numpy as np
 
+from ._commands import GEE_METRICS
 from ._io import TableSource, UsageError, check_output_path
+
+# compare_metric's measures that are one number per classifier.
+WHOLE_MATRIX = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
 
 __all__ = []
 
@@ -162,6 +166,11 @@ def _comparison(args, resampling=False):
     from .. import paired
     from ..engine._accumulator import ComparisonCounts, comparison_from_counts
 
+    if not _is_gee(args):
+        # compare_metric needs each record's cells, which clustered counts
+        # do not keep: records with several rows are read as label codes.
+        clustered = args.long or args.groups is not None
+        return _metric_comparison(args, _read(args, counts=not clustered)[1])
     _, data = _read(args, counts=True)
     if resampling and data.stored_records() is None:
         _, data = _read(args, counts=False)
@@ -193,6 +202,61 @@ def _comparison(args, resampling=False):
         groups=groups,
         labels=labels,
         confidence_level=args.confidence_level,
+    )
+
+
+def _is_gee(args):
+    """Whether the options ask for the GEE comparison (else compare_metric)."""
+    return args.metric in GEE_METRICS and getattr(args, "average", None) is None
+
+
+def _metric_params(args, classes):
+    """The measure's parameters given on the command line."""
+    params = {}
+    if args.beta is not None:
+        if args.metric != "fbeta":
+            raise UsageError(f"--beta is for --metric fbeta, not {args.metric}.")
+        params["beta"] = args.beta
+    elif args.metric == "fbeta":
+        params["beta"] = 1.0
+    if args.weights is not None:
+        if args.metric != "cohen_kappa":
+            raise UsageError(f"--weights is for --metric cohen_kappa, not {args.metric}.")
+        params["weights"] = args.weights
+    if args.pos_label is not None:
+        if args.average != "binary":
+            raise UsageError("--pos-label is for --average binary.")
+        (params["pos_label"],) = _resolve_labels([args.pos_label], classes)
+    return params
+
+
+def _metric_comparison(args, data):
+    """compare_metric on the counts (or the label codes) of the file."""
+    from ..engine._accumulator import ComparisonCounts
+    from ..metrics import compare_metric
+
+    if args.metric in WHOLE_MATRIX and args.labels is not None:
+        raise UsageError(f"--labels: {args.metric} is one number per classifier, over every class.")
+    if isinstance(data, ComparisonCounts):
+        _check_reference(args.reference, data.classifiers)
+        classes = data.classes
+        arrays = (data,)
+        groups = None
+    else:
+        _check_reference(args.reference, list(data.preds))
+        classes = data.labels.values
+        y_true, preds, groups = data.decoded()
+        arrays = (y_true, preds)
+    return _library_call(
+        compare_metric,
+        *arrays,
+        metric=args.metric,
+        average=args.average,
+        reference=args.reference,
+        groups=groups,
+        labels=_resolve_labels(args.labels, classes),
+        confidence_level=args.confidence_level,
+        **_metric_params(args, classes),
     )
 
 
@@ -230,7 +294,7 @@ def _text(result):
     table = result.table
     if table.shape[0] <= _MAX_SUMMARY_ROWS:
         return str(result)
-    metric = result.metric
+    metric = getattr(result, "metric", None) or result.measure
     columns = [
         c
         for c in (
@@ -238,6 +302,8 @@ def _text(result):
             "classifier",
             metric,
             f"{metric}_reference",
+            f"{metric}_ci_low",
+            f"{metric}_ci_high",
             "gs_stat",
             "gs_pvalue",
             "wald_stat",
@@ -248,6 +314,7 @@ def _text(result):
             "diff",
             "diff_ci_low",
             "diff_ci_high",
+            "diff_pvalue",
         )
         if c in table.columns
     ]
@@ -265,7 +332,8 @@ def run_compare(args):
     """``compare``: the per-class table of a paired comparison."""
     result = _comparison(args)
     meta = {
-        "metric": result.metric,
+        "metric": args.metric,
+        "average": getattr(args, "average", None),
         "classifiers": list(result.classifiers),
         "reference": result.reference,
         "confidence_level": args.confidence_level,

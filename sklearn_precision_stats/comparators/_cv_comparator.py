@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import StrOptions, _check_method_params, _num_samples
 from ..utils._validation import _as_label_array, _check_aligned_indexes
-from ._paired_comparator import _BaseComparator, _kept
+from ._paired_comparator import _BaseComparator, _is_gee, _kept
 
 __all__ = ["CVPrecisionComparator"]
 
@@ -324,8 +324,10 @@ class CVPrecisionComparator(_BaseComparator):
         self,
         metric: str | None = None,
         *,
+        average: str | None = None,
         confidence_level: float | None = None,
         labels: Any = None,
+        **metric_params: Any,
     ) -> Any:
         """Compare the stored out-of-fold predictions, for any measure.
 
@@ -334,22 +336,59 @@ class CVPrecisionComparator(_BaseComparator):
 
         Parameters
         ----------
-        metric : {"precision", "npv", "recall", "specificity", \
-                "accuracy"}, default=None
+        metric : str, default=None
             The measure to compare; the comparator's `metric` when None.
+            ``"precision"``, ``"npv"``, ``"recall"``, ``"specificity"`` and
+            ``"accuracy"`` (with `average` None) give the GEE comparison of
+            :func:`compare_precision` and its siblings; every other measure
+            of :func:`compare_metric` (``"f1"``, ``"fbeta"``,
+            ``"jaccard"``, ``"mcc"``, ``"cohen_kappa"``,
+            ``"balanced_accuracy"``, ``"informedness"``, ``"markedness"``),
+            and the five with an `average`, the delta-method comparison of
+            :func:`compare_metric` with the records as clusters.
+        average : {"binary", "micro", "macro", "weighted"}, default=None
+            As in :func:`compare_metric`: None gives one row per class.
         confidence_level : float, default=None
             Confidence level of the intervals; the comparator's when None.
         labels : array-like, default=None
             The classes to report, in this order; every class seen when
             None.
+        **metric_params : dict
+            ``beta`` (``"fbeta"``), ``weights`` (``"cohen_kappa"``),
+            ``pos_label`` (``average="binary"``), passed to
+            :func:`compare_metric`.
 
         Returns
         -------
-        PairedComparison
-            As `result_`, for the measure asked.
+        PairedComparison or MetricComparison
+            As `result_`, or as :func:`compare_metric` returns, for the
+            measure asked.
         """
         check_is_fitted(self, "predictions_")
-        metric = self._validate_metric(metric)
+        metric = self._validate_metric(metric, average)
+        y_true, y_pred, records = self._stored_predictions()
+        if _is_gee(metric, average, metric_params):
+            return self._compare_predictions(
+                y_true,
+                y_pred,
+                records,
+                metric=metric,
+                confidence_level=confidence_level,
+                labels=labels,
+            )
+        return self._compare_measure(
+            y_true,
+            y_pred,
+            records,
+            metric=metric,
+            average=average,
+            confidence_level=confidence_level,
+            labels=labels,
+            metric_params=metric_params,
+        )
+
+    def _stored_predictions(self) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+        """(y_true, {name: y_pred}, record ids) of the stacked rows."""
         frame = self.predictions_
         # predictions_ holds one block of rows per classifier, in the same
         # (repeat, record) order, so the blocks are aligned row by row.
@@ -360,14 +399,7 @@ class CVPrecisionComparator(_BaseComparator):
             for i, name in enumerate(names)
         }
         first = slice(0, n_rows)
-        return self._compare_predictions(
-            frame["y_true"].to_numpy()[first],
-            y_pred,
-            frame["record_id"].to_numpy()[first],
-            metric=metric,
-            confidence_level=confidence_level,
-            labels=labels,
-        )
+        return frame["y_true"].to_numpy()[first], y_pred, frame["record_id"].to_numpy()[first]
 
     def _run_tasks(self, X, y, tasks, routed):
         """Run every (classifier, split) fit in one joblib.Parallel call."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,6 +21,7 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from ..engine._roles import ROLES
+from ..metrics._definitions import NAMED
 from ..paired._compare import _compare
 from ..utils._sklearn_compat import Interval, StrOptions
 from ..utils._validation import _check_aligned_indexes, _named_items
@@ -27,6 +29,16 @@ from ..utils._validation import _check_aligned_indexes, _named_items
 __all__ = ["PairedPrecisionComparator"]
 
 METRICS = tuple(ROLES)
+# Every measure compare() takes: the GEE measures (per class, with average
+# None) and the measures of compare_metric.
+MEASURES = tuple(dict.fromkeys([*METRICS, *NAMED]))
+AVERAGES = ("binary", "micro", "macro", "weighted", "samples")
+
+
+def _is_gee(metric: str, average: str | None, metric_params: dict[str, Any]) -> bool:
+    """Whether the comparison is the GEE one of compare_precision and its siblings."""
+    return metric in METRICS and average is None and not metric_params
+
 
 # The estimators' API pages on the documentation site, linked from the
 # notebook (HTML) representation of an estimator.
@@ -297,11 +309,49 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
             tags.non_deterministic = any(m.non_deterministic for m in members)
         return tags
 
-    def _validate_metric(self, metric: str | None) -> str:
+    def _validate_metric(self, metric: str | None, average: str | None = None) -> str:
         metric = self.metric if metric is None else metric
-        if metric not in METRICS:
-            raise ValueError(f"metric must be one of {list(METRICS)}, got {metric!r}.")
+        if metric not in MEASURES:
+            raise ValueError(f"metric must be one of {list(MEASURES)}, got {metric!r}.")
+        if average is not None and average not in AVERAGES:
+            raise ValueError(f"average must be one of {list(AVERAGES)} or None, got {average!r}.")
         return metric
+
+    def _compare_measure(
+        self,
+        y_true: Any,
+        y_preds: Any,
+        groups: Any,
+        *,
+        metric: str,
+        average: str | None,
+        confidence_level: float | None,
+        labels: Any,
+        metric_params: dict[str, Any],
+    ) -> Any:
+        """:func:`compare_metric` with this comparator's reference and level.
+
+        Its warnings are re-issued at the line that called the public
+        method (two frames up), rather than inside the comparator.
+        """
+        from ..metrics import compare_metric
+
+        level = self.confidence_level if confidence_level is None else confidence_level
+        with warnings.catch_warnings(record=True) as caught:
+            result = compare_metric(
+                y_true,
+                y_preds,
+                metric=metric,
+                average=average,
+                reference=self.reference,
+                groups=groups,
+                labels=labels,
+                confidence_level=level,
+                **metric_params,
+            )
+        for item in caught:
+            warnings.warn(item.message, item.category, stacklevel=3)
+        return result
 
     def _compare_predictions(
         self,
@@ -532,8 +582,10 @@ class PairedPrecisionComparator(_BaseComparator):
         y: Any,
         *,
         metric: str | None = None,
+        average: str | None = None,
         confidence_level: float | None = None,
         labels: Any = None,
+        **metric_params: Any,
     ) -> Any:
         """Predict X with every estimator and compare them, class by class.
 
@@ -543,29 +595,53 @@ class PairedPrecisionComparator(_BaseComparator):
             Test data, not used in fit.
         y : array-like of shape (n_samples,)
             True labels of X.
-        metric : {"precision", "npv", "recall", "specificity", \
-                "accuracy"}, default=None
+        metric : str, default=None
             The measure to compare; the comparator's `metric` when None.
-            The fitted estimators are reused: another measure needs no
-            refit.
+            ``"precision"``, ``"npv"``, ``"recall"``, ``"specificity"`` and
+            ``"accuracy"`` (with `average` None) give the GEE comparison of
+            :func:`compare_precision` and its siblings; every other measure
+            of :func:`compare_metric` (``"f1"``, ``"fbeta"``,
+            ``"jaccard"``, ``"mcc"``, ``"cohen_kappa"``,
+            ``"balanced_accuracy"``, ``"informedness"``, ``"markedness"``),
+            and the five with an `average`, the delta-method comparison of
+            :func:`compare_metric`. The fitted estimators are reused:
+            another measure needs no refit.
+        average : {"binary", "micro", "macro", "weighted"}, default=None
+            As in :func:`compare_metric`: None gives one row per class.
         confidence_level : float, default=None
             Confidence level of the intervals; the comparator's when None.
         labels : array-like, default=None
             The classes to report, in this order; every class seen when
             None.
+        **metric_params : dict
+            ``beta`` (``"fbeta"``), ``weights`` (``"cohen_kappa"``),
+            ``pos_label`` (``average="binary"``), passed to
+            :func:`compare_metric`.
 
         Returns
         -------
-        PairedComparison
-            As returned by :func:`compare_precision` and its siblings.
+        PairedComparison or MetricComparison
+            As returned by :func:`compare_precision` and its siblings, or
+            by :func:`compare_metric`.
         """
         _check_aligned_indexes(X=X, y=y)
-        metric = self._validate_metric(metric)
-        return self._compare_predictions(
+        metric = self._validate_metric(metric, average)
+        if _is_gee(metric, average, metric_params):
+            return self._compare_predictions(
+                y,
+                self.predict_all(X),
+                None,
+                metric=metric,
+                confidence_level=confidence_level,
+                labels=labels,
+            )
+        return self._compare_measure(
             y,
             self.predict_all(X),
             None,
             metric=metric,
+            average=average,
             confidence_level=confidence_level,
             labels=labels,
+            metric_params=metric_params,
         )
