@@ -33,7 +33,7 @@ RandomState = int | np.random.Generator | np.random.RandomState | None
 
 _AVERAGES = ("macro", "micro", "weighted")
 # Delete-a-group jackknife replicates for the BCa acceleration.
-_JACKKNIFE_GROUPS = 100
+_JACKKNIFE_GROUPS = 50
 # Points of the recall grid on which the curves and their bands are kept.
 _CURVE_POINTS = 101
 # Frames between warnings.warn in _run and the caller: _run, the public
@@ -690,8 +690,8 @@ _NOTES_DOC = """
     Every classifier is evaluated on the same replicates. The p-value is
     pROC's: the difference over the standard deviation of its replicates,
     referred to the standard normal. The BCa interval (Efron 1987) takes
-    its acceleration from a delete-a-group jackknife over 100 random groups
-    of records (every record its own group below 100 records).
+    its acceleration from a delete-a-group jackknife over 50 random groups
+    of records (every record its own group below 50 records).
 
     Each classifier's scores are sorted once per class; a replicate is then
     a cumulative sum of integer weights over the sorted order, with ties
