@@ -9,6 +9,7 @@ first command) must show the Quick start's numbers.
 """
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -70,13 +71,18 @@ def _readme_snippets():
     return re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
 
 
+# Beyond the README: the plot of its Quick start comparison (the plot extra).
+AFTER_README = "figure_axes = result.plot()"
+
+
 def _run_readme(blocked=()):
     proc = subprocess.run(
         [sys.executable, "-c", DRIVER, ",".join(blocked)],
-        input=json.dumps(_readme_snippets()),
+        input=json.dumps([*_readme_snippets(), AFTER_README]),
         capture_output=True,
         text=True,
         timeout=600,
+        env={**os.environ, "MPLBACKEND": "Agg"},
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -113,13 +119,12 @@ def test_demo_shows_the_quick_start_numbers(readme_run):
 def test_readme_without_optional_packages_names_the_extras():
     report = _run_readme(blocked=tuple(EXTRAS))
     assert report["imported"] == []
-    failed = report["errors"]
-    # The Quick start exports Markdown: with tabulate blocked, that fails ...
-    assert any("to_markdown()" in source for source, _, _ in failed)
-    for source, kind, message in failed:
-        # ... and every failure is an ImportError naming the extra to install.
+    failed = {source: (kind, message) for source, kind, message in report["errors"]}
+    # The Quick start exports Markdown (tabulate) and the plot needs
+    # matplotlib: both fail, with an ImportError naming the extra to install.
+    expected = {"print(result.to_markdown())": "export", AFTER_README: "plot"}
+    assert set(failed) == set(expected), failed
+    for source, extra in expected.items():
+        kind, message = failed[source]
         assert kind in ("ImportError", "ModuleNotFoundError"), (source, kind, message)
-        extras = {f'pip install "sklearn-precision-stats[{extra}]"' for extra in EXTRAS.values()}
-        assert any(extra in message for extra in extras), (source, message)
-    # Everything else in the README runs without the optional packages.
-    assert len(failed) <= 2
+        assert "pip install" in message and f"sklearn-precision-stats[{extra}]" in message
