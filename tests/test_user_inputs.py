@@ -192,10 +192,6 @@ def test_bad_prediction_containers_are_named_without_printing_them(y_preds, matc
             {"y_true": {"a": A, "b": B}, "y_preds": Y},
             r"y_true must be one array of labels \(one per row\), got a dict",
         ),
-        (
-            {"y_true": pd.DataFrame({"a": A, "b": B})},
-            r"y_true must be one array of labels \(one per row\), got a DataFrame; the pred",
-        ),
         ({"engine": "R"}, r"'engine' .*Got 'R' instead"),  # short values are still shown
     ],
 )
@@ -277,3 +273,11 @@ def test_arrow_dictionary_chunks_update_counts():
         {"a": _arrow_dictionary(a[6:]), "b": _arrow_dictionary_unused(b[6:])},
     )
     pd.testing.assert_frame_equal(compare_precision(counts).table, expected)
+
+
+def test_integer_and_level_checks_do_not_print_large_objects():
+    result = compare_precision(Y, {"a": A, "b": B})
+    with pytest.raises(ValueError, match=r"n_resamples must be an integer >= 2, got an object of"):
+        result.global_test(n_resamples=np.arange(1000), random_state=0)
+    with pytest.raises(ValueError, match=r"n_resamples must be an integer >= 2, got 1;"):
+        result.global_test(n_resamples=1, random_state=0)

@@ -9,10 +9,18 @@ import pandas as pd
 __all__ = []
 
 
+def _shown(value, limit=80):
+    """`value`'s repr for an error message, or its type when the repr is long."""
+    text = repr(value)
+    if len(text) > limit or "\n" in text:
+        return f"an object of type {type(value).__name__}"
+    return text
+
+
 def _check_alpha(alpha):
     if not isinstance(alpha, (int, float, np.floating)) or not 0 < alpha < 1:
         raise ValueError(
-            f"alpha must be a number strictly between 0 and 1, got {alpha!r}; "
+            f"alpha must be a number strictly between 0 and 1, got {_shown(alpha)}; "
             "use e.g. alpha=0.05 for 95% confidence intervals."
         )
     return float(alpha)
@@ -21,7 +29,7 @@ def _check_alpha(alpha):
 def _check_integer(value, name, minimum, hint=""):
     """`value` as an int, or a ValueError naming `name`, its minimum and a hint."""
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}{hint}.")
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {_shown(value)}{hint}.")
     return int(value)
 
 
@@ -240,7 +248,7 @@ def _check_predictions(y_true, y_preds, reference, for_encoder=False):
     else:
         if reference not in names:
             raise ValueError(
-                f"reference={reference!r} is not one of the classifiers "
+                f"reference={_shown(reference)} is not one of the classifiers "
                 f"{names}; pass one of these names or None for the first."
             )
         ref_index = names.index(reference)
