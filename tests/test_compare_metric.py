@@ -537,3 +537,40 @@ def test_result_built_from_arrays():
         _built(replicates={"ref": np.zeros((5, 2))})
     with pytest.raises(ValueError, match="own level"):
         _built(replicates=None).to_frame(0.5)
+
+
+def test_bootstrap_intervals_match_scipy_paired_bootstrap():
+    # scipy.stats.bootstrap resamples rows (paired); the cells' multinomial
+    # is the same distribution, so the intervals agree up to Monte Carlo error.
+    y, preds = _data(n=300, k=3, n_clf=2)
+
+    def macro_f1(t, p):
+        scores = []
+        for k in range(3):
+            tp = ((t == k) & (p == k)).sum(-1)
+            wrong = ((t == k) != (p == k)).sum(-1)
+            scores.append(2 * tp / (2 * tp + wrong))
+        return np.mean(scores, axis=0)
+
+    def statistic(t, a, b, axis=-1):
+        return macro_f1(t, b) - macro_f1(t, a)
+
+    data = (y, preds["c0"], preds["c1"])
+    kwargs = dict(paired=True, vectorized=True, n_resamples=20000, random_state=1)
+    bca = stats.bootstrap(data, statistic, method="BCa", **kwargs)
+    pct = stats.bootstrap(data, statistic, method="percentile", **kwargs)
+    ours = compare_metric(
+        y,
+        preds,
+        metric="f1",
+        average="macro",
+        method="bootstrap",
+        n_resamples=20000,
+        random_state=0,
+    ).table.iloc[0]
+    tol = 0.005
+    assert ours["diff_bca_low"] == pytest.approx(bca.confidence_interval.low, abs=tol)
+    assert ours["diff_bca_high"] == pytest.approx(bca.confidence_interval.high, abs=tol)
+    assert ours["diff_ci_low"] == pytest.approx(pct.confidence_interval.low, abs=tol)
+    assert ours["diff_ci_high"] == pytest.approx(pct.confidence_interval.high, abs=tol)
+    assert ours["diff_se"] == pytest.approx(pct.standard_error, rel=0.05)
