@@ -1,10 +1,14 @@
 """compare_metric on multilabel indicator matrices: scikit-learn values, records as units."""
 
+import warnings
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn import metrics as skm
 
-from sklearn_precision_stats import compare_metric
+from sklearn_precision_stats import UndefinedStatisticWarning, compare_metric
 
 
 def _data(n=400, n_labels=5, seed=0):
@@ -124,3 +128,28 @@ def test_non_indicator_values_are_an_error():
     preds["b"] = preds["b"] * 2
     with pytest.raises(ValueError, match="only 0 and 1"):
         compare_metric(y, preds, metric="f1")
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(40, 150))
+def test_label_and_row_order_do_not_matter(seed, n):
+    y, preds = _data(n=n, n_labels=4, seed=seed)
+    y[:2] = [[1, 1, 1, 1], [0, 0, 0, 0]]
+    rng = np.random.default_rng(seed)
+    cols, rows = rng.permutation(4), rng.permutation(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedStatisticWarning)
+        base = compare_metric(y, preds, metric="f1").table
+        moved = compare_metric(
+            y[rows][:, cols], {k: v[rows][:, cols] for k, v in preds.items()}, metric="f1"
+        ).table
+        macro = compare_metric(y, preds, metric="jaccard", average="macro").table
+        macro_moved = compare_metric(
+            y[rows][:, cols],
+            {k: v[rows][:, cols] for k, v in preds.items()},
+            metric="jaccard",
+            average="macro",
+        ).table
+    cols_ = ["diff", "diff_se", "diff_pvalue"]
+    np.testing.assert_allclose(moved[cols_], base.loc[cols, cols_], rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(macro_moved[cols_], macro[cols_], rtol=1e-10, atol=1e-14)
