@@ -574,3 +574,12 @@ def test_bootstrap_intervals_match_scipy_paired_bootstrap():
     assert ours["diff_ci_low"] == pytest.approx(pct.confidence_interval.low, abs=tol)
     assert ours["diff_ci_high"] == pytest.approx(pct.confidence_interval.high, abs=tol)
     assert ours["diff_se"] == pytest.approx(pct.standard_error, rel=0.05)
+
+
+def test_callable_with_bootstrap_follows_named_measure():
+    y, preds = _data(n=300, k=3, n_clf=2)
+    kwargs = dict(method="bootstrap", n_resamples=300, random_state=0, average="macro")
+    named = compare_metric(y, preds, metric="f1", **kwargs).table
+    ours = compare_metric(y, preds, metric=_f1_from_matrix, **kwargs).table
+    for col in ("diff", "diff_se", "diff_ci_low", "diff_ci_high", "diff_pvalue"):
+        np.testing.assert_allclose(ours[col], named[col], rtol=1e-12)

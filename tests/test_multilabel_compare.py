@@ -119,3 +119,12 @@ def test_shapes_must_agree():
     preds["b"] = preds["b"][:, :2]
     with pytest.raises(ValueError, match="shape"):
         compare_precision(y, preds)
+
+
+def test_label_warnings_point_at_the_caller():
+    y, preds = _data()
+    preds["b"][:, 2] = 0
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        compare_precision(y, preds)
+    assert record and all(w.filename == __file__ for w in record)
