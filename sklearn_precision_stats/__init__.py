@@ -4,7 +4,9 @@ that testing on the same records creates taken into account.
 Paired comparisons on one test set (or stacked cross-validation rows)
     :func:`compare_precision`, :func:`compare_npv`, :func:`compare_recall`,
     :func:`compare_specificity`, :func:`compare_accuracy` and their frozen
-    result :class:`PairedComparison`. :class:`ComparisonCounts` holds their
+    result :class:`PairedComparison`; :func:`compare_metric` for F1, MCC,
+    Cohen's kappa, balanced accuracy or any function of the confusion
+    matrix, with its result :class:`MetricComparison`. :class:`ComparisonCounts` holds their
     sufficient statistics, built chunk by chunk, merged, or from a
     contingency table, for data larger than memory.
 
