@@ -6,9 +6,10 @@ Paired comparisons on one test set (or stacked cross-validation rows)
     :func:`compare_specificity`, :func:`compare_accuracy` and their frozen
     result :class:`PairedComparison`; :func:`compare_metric` for F1, MCC,
     Cohen's kappa, balanced accuracy or any function of the confusion
-    matrix, with its result :class:`MetricComparison`. :class:`ComparisonCounts` holds their
-    sufficient statistics, built chunk by chunk, merged, or from a
-    contingency table, for data larger than memory.
+    matrix, with its result :class:`MetricComparison`.
+    :class:`ComparisonCounts` holds their sufficient statistics, built
+    chunk by chunk, merged, or from a contingency table, for data larger
+    than memory.
 
 The scikit-learn layer
     :class:`PairedPrecisionComparator` (a train/test split),
