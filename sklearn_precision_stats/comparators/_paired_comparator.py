@@ -35,6 +35,10 @@ MEASURES = tuple(dict.fromkeys([*METRICS, *NAMED]))
 AVERAGES = ("binary", "micro", "macro", "weighted", "samples")
 
 
+# The threshold-free measures of compare_scores, by their function's name.
+SCORE_METRICS = ("average_precision", "precision_at_recall", "recall_at_precision", "roc_auc")
+
+
 def _is_gee(metric: str, average: str | None, metric_params: dict[str, Any]) -> bool:
     """Whether the comparison is the GEE one of compare_precision and its siblings."""
     return metric in METRICS and average is None and not metric_params
@@ -317,6 +321,43 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
             raise ValueError(f"average must be one of {list(AVERAGES)} or None, got {average!r}.")
         return metric
 
+    def _compare_score_columns(
+        self,
+        y_true: Any,
+        y_scores: dict[str, np.ndarray],
+        groups: Any,
+        *,
+        metric: str,
+        average: str | None,
+        confidence_level: float | None,
+        metric_params: dict[str, Any],
+    ) -> Any:
+        """The threshold-free comparison of `metric` on the classifiers' scores.
+
+        The score columns follow ``classes_``, which are passed as the
+        labels; warnings are re-issued at the caller of the public method.
+        """
+        from .. import threshold_free
+
+        if metric not in SCORE_METRICS:
+            raise ValueError(f"metric must be one of {list(SCORE_METRICS)}, got {metric!r}.")
+        function = getattr(threshold_free, f"compare_{metric}")
+        level = self.confidence_level if confidence_level is None else confidence_level
+        names = self._ordered_names(list(y_scores))
+        with warnings.catch_warnings(record=True) as caught:
+            result = function(
+                y_true,
+                {name: y_scores[name] for name in names},
+                groups=groups,
+                labels=self.classes_,
+                average=average,
+                confidence_level=level,
+                **metric_params,
+            )
+        for item in caught:
+            warnings.warn(item.message, item.category, stacklevel=3)
+        return result
+
     def _compare_measure(
         self,
         y_true: Any,
@@ -412,6 +453,42 @@ def _accepts_fit_param(estimator: Any, key: str) -> bool:
     return key in parameters or any(
         p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
     )
+
+
+def _scores(estimator: Any, X: Any, classes: np.ndarray, name: str) -> np.ndarray:
+    """An estimator's scores of X, one column per class of `classes`.
+
+    A class the estimator did not see in fit (a cross-validation fold
+    without it) gets probability 0. Two classes: the second class's column.
+    """
+    if hasattr(estimator, "predict_proba"):
+        scores = np.asarray(estimator.predict_proba(X), dtype=float)
+    elif hasattr(estimator, "decision_function"):
+        scores = np.asarray(estimator.decision_function(X), dtype=float)
+    else:
+        raise ValueError(
+            f"estimator {name!r} ({type(estimator).__name__}) has neither predict_proba "
+            "nor decision_function, so it gives no scores to compare; use compare() "
+            "for its predicted labels."
+        )
+    own = np.asarray(getattr(estimator, "classes_", classes))
+    if scores.ndim == 1:
+        if len(own) != 2 or len(classes) != 2:
+            raise ValueError(
+                f"estimator {name!r} gives one score per record, which is for two "
+                f"classes; the comparator has {len(classes)}."
+            )
+        return scores
+    if own.shape[0] != classes.shape[0] or (own != classes).any():
+        if not hasattr(estimator, "predict_proba"):
+            raise ValueError(
+                f"estimator {name!r} was fitted on the classes {own.tolist()}, not on "
+                f"all of {classes.tolist()}; its decision_function cannot be aligned."
+            )
+        full = np.zeros((scores.shape[0], classes.shape[0]))
+        full[:, np.searchsorted(classes, own)] = scores
+        scores = full
+    return scores[:, 1] if classes.shape[0] == 2 else scores
 
 
 def _fit_one(estimator: Any, X: Any, y: Any, fit_params: dict[str, Any]) -> Any:
@@ -575,6 +652,80 @@ class PairedPrecisionComparator(_BaseComparator):
         names = [name for name, est in self.named_estimators_.items() if not _is_drop(est)]
         names = self._ordered_names(names)
         return {name: self.named_estimators_[name].predict(X) for name in names}
+
+    def scores_all(self, X: Any) -> dict[str, np.ndarray]:
+        """Scores of every fitted estimator, for the threshold-free comparisons.
+
+        ``predict_proba`` where the estimator has it, else
+        ``decision_function``. For two classes, the scores of the second
+        class of ``classes_`` (shape ``(n_samples,)``); otherwise one column
+        per class of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            The records to score.
+
+        Returns
+        -------
+        dict
+            Estimator name -> scores, reference first.
+        """
+        check_is_fitted(self, "estimators_")
+        names = [name for name, est in self.named_estimators_.items() if not _is_drop(est)]
+        return {
+            name: _scores(self.named_estimators_[name], X, self.classes_, name)
+            for name in self._ordered_names(names)
+        }
+
+    def compare_scores(
+        self,
+        X: Any,
+        y: Any,
+        *,
+        metric: str = "average_precision",
+        average: str | None = None,
+        confidence_level: float | None = None,
+        **metric_params: Any,
+    ) -> Any:
+        """Score X with every estimator and compare them without a threshold.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Test data, not used in fit.
+        y : array-like of shape (n_samples,)
+            True labels of X.
+        metric : {"average_precision", "precision_at_recall", \
+                "recall_at_precision", "roc_auc"}, default="average_precision"
+            The measure, compared by :func:`compare_average_precision`,
+            :func:`compare_precision_at_recall`,
+            :func:`compare_recall_at_precision` or :func:`compare_roc_auc`
+            on the scores of :meth:`scores_all`.
+        average : {"macro", "micro", "weighted"}, default=None
+            As in those functions: None gives one row per class (one row,
+            the second class, for a binary problem).
+        confidence_level : float, default=None
+            Confidence level of the intervals; the comparator's when None.
+        **metric_params : dict
+            Passed to the function: ``recall``, ``precision``, ``method``
+            (ROC AUC), ``n_resamples``, ``random_state``.
+
+        Returns
+        -------
+        MetricComparison
+            As those functions return.
+        """
+        _check_aligned_indexes(X=X, y=y)
+        return self._compare_score_columns(
+            y,
+            self.scores_all(X),
+            None,
+            metric=metric,
+            average=average,
+            confidence_level=confidence_level,
+            metric_params=metric_params,
+        )
 
     def compare(
         self,

@@ -11,7 +11,7 @@ import numpy as np
 from ..exceptions import UndefinedStatisticWarning
 from ..metrics._definitions import WHOLE_MATRIX
 from ..utils._validation import _check_aligned_indexes
-from ._paired_comparator import AVERAGES, MEASURES, _is_gee
+from ._paired_comparator import AVERAGES, MEASURES, SCORE_METRICS, _is_gee
 
 __all__ = ["make_comparison_scorer"]
 
@@ -48,6 +48,8 @@ class _ComparisonScorer:
         self.metric_params = dict(metric_params or {})
 
     def __call__(self, comparator: Any, X: Any, y: Any, **kwargs: Any) -> float:
+        if self.metric in SCORE_METRICS:
+            return self._score_measure(comparator, X, y, scores=True)
         if not _is_gee(self.metric, self.average, self.metric_params):
             return self._score_measure(comparator, X, y)
         # The comparison is made without its warnings: most are about
@@ -79,13 +81,12 @@ class _ComparisonScorer:
             return self.undefined
         return value
 
-    def _score_measure(self, comparator: Any, X: Any, y: Any) -> float:
-        """The score of a measure of compare_metric (delta method)."""
+    def _score_measure(self, comparator: Any, X: Any, y: Any, scores: bool = False) -> float:
+        """The score of a measure of compare_metric, or a threshold-free one."""
         # As above: one warning, only when the number scored is undefined.
+        compare = comparator.compare_scores if scores else comparator.compare
         with warnings.catch_warnings(record=True) as caught:
-            result = comparator.compare(
-                X, y, metric=self.metric, average=self.average, **self.metric_params
-            )
+            result = compare(X, y, metric=self.metric, average=self.average, **self.metric_params)
         row = _select_row(result.table, self.metric, self.label, self.classifier, pooled=True)
         if self.output == "diff":
             value = float(row["diff"])
@@ -161,6 +162,13 @@ def _select_row(
                 f"classifier={classifier!r} is not compared with the reference; "
                 f"the compared classifiers are {names}."
             )
+    if pooled and label is None and rows.shape[0] > 1:
+        classes = list(dict.fromkeys(table["class"].tolist()))
+        raise ValueError(
+            f"label is needed: the comparison of {metric} has one row per class "
+            f"{classes}; make the scorer with make_comparison_scorer(..., label=<class>) "
+            "or with an average."
+        )
     if metric != "accuracy" and not (pooled and label is None):
         matches = rows["class"].to_numpy() == label
         if not matches.any():
@@ -228,6 +236,14 @@ def make_comparison_scorer(
     with it (e.g. ``-1.0`` with ``output="diff"`` to count them as the worst
     possible fold), or ``np.nan`` to keep them NaN.
 
+    The threshold-free measures (``"average_precision"``,
+    ``"precision_at_recall"``, ``"recall_at_precision"``, ``"roc_auc"``)
+    call ``comparator.compare_scores`` instead; their ``"pvalue"`` is that
+    of the paired bootstrap (DeLong's test for ROC AUC), their
+    ``"statistic"`` ``diff / diff_se``; `label` may be omitted for a binary
+    problem. Parameters such as ``recall=0.9``, ``n_resamples`` and
+    ``random_state`` go in `metric_params`.
+
     The measures of :func:`compare_metric` (F1, MCC, kappa, ..., and the
     five GEE measures with an `average`) are compared by the delta method:
     their ``"pvalue"`` is that of its Wald test (``test="wald"``), their
@@ -250,7 +266,10 @@ def make_comparison_scorer(
         ``"specificity"``, ``"accuracy"`` (the GEE comparison), or another
         measure of :func:`compare_metric`: ``"f1"``, ``"fbeta"``,
         ``"jaccard"``, ``"informedness"``, ``"markedness"``, ``"mcc"``,
-        ``"cohen_kappa"``, ``"balanced_accuracy"``.
+        ``"cohen_kappa"``, ``"balanced_accuracy"``; or a threshold-free
+        measure of the classifiers' scores: ``"average_precision"``,
+        ``"precision_at_recall"``, ``"recall_at_precision"``,
+        ``"roc_auc"``.
     label : hashable, default=None
         The class whose comparison is reported. Required for the per-class
         measures with `average` None; an error for accuracy, MCC, kappa
@@ -267,7 +286,9 @@ def make_comparison_scorer(
         As in :func:`compare_metric`; one row per class when None.
     **metric_params : dict
         ``beta`` (``"fbeta"``), ``weights`` (``"cohen_kappa"``),
-        ``pos_label`` (``average="binary"``).
+        ``pos_label`` (``average="binary"``); ``recall``, ``precision``,
+        ``method``, ``n_resamples``, ``random_state`` for the
+        threshold-free measures.
 
     Returns
     -------
@@ -302,8 +323,8 @@ def make_comparison_scorer(
     True
     """
     gee = _is_gee(metric, average, metric_params)
-    if metric not in MEASURES:
-        raise ValueError(f"metric must be one of {list(MEASURES)}, got {metric!r}.")
+    if metric not in MEASURES + SCORE_METRICS:
+        raise ValueError(f"metric must be one of {list(MEASURES + SCORE_METRICS)}, got {metric!r}.")
     if average is not None and average not in AVERAGES:
         raise ValueError(f"average must be one of {list(AVERAGES)} or None, got {average!r}.")
     if output not in _OUTPUTS:
@@ -312,6 +333,18 @@ def make_comparison_scorer(
         test = "gs" if test is None else test
         if test not in _TESTS:
             raise ValueError(f"test must be one of {list(_TESTS)}, got {test!r}.")
+    elif metric in SCORE_METRICS:
+        if test is not None:
+            raise ValueError(
+                f"test={test!r} is a test of the GEE comparison; {metric!r} is compared "
+                "by the paired bootstrap (DeLong's test for roc_auc by default): pass "
+                "test=None."
+            )
+        if output == "ratio":
+            raise ValueError(
+                f"output='ratio' is not available for {metric!r}; pass output='diff', "
+                "'pvalue' or 'statistic'."
+            )
     else:
         if test not in (None, "wald"):
             raise ValueError(
@@ -327,7 +360,9 @@ def make_comparison_scorer(
                 "reports differences; pass output='diff', 'pvalue' or 'statistic'."
             )
     pooled = metric in WHOLE_MATRIX or average is not None
-    if pooled:
+    if metric in SCORE_METRICS:
+        pass  # a binary problem has one row, so label may be None (checked per split)
+    elif pooled:
         if label is not None:
             what = (
                 f"average={average!r} gives one row"
@@ -358,4 +393,7 @@ def make_comparison_scorer(
             f"undefined must be 'neutral' or a number (e.g. -1.0 or np.nan), got "
             f"{type(undefined).__name__}."
         )
-    return _ComparisonScorer(test, output, metric, label, classifier, value, average, metric_params)
+    # The threshold-free measures have no test to choose: "" in the repr.
+    return _ComparisonScorer(
+        test or "", output, metric, label, classifier, value, average, metric_params
+    )
