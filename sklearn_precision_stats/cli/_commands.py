@@ -303,6 +303,107 @@ def _lazy(name):
     return run
 
 
+def _score_spec(text):
+    """``A:colA,B:colB`` (``A:c0+c1+c2`` for one column per class) -> [(name, columns)]."""
+    spec = []
+    for item in _names(text):
+        name, sep, columns = item.partition(":")
+        if not sep:
+            name, columns = item, item  # a bare column is its own classifier
+        columns = [c.strip() for c in columns.split("+") if c.strip()]
+        if not name.strip() or not columns:
+            raise argparse.ArgumentTypeError(f"expected NAME:COLUMN, got {item!r}")
+        spec.append((name.strip(), columns))
+    return spec
+
+
+def _add_compare_scores_options(parser):
+    parser.add_argument(
+        "--scores",
+        type=_score_spec,
+        required=True,
+        metavar="A:COL,B:COL",
+        help="each classifier's score column (higher: more likely positive), or for "
+        "several classes its columns, one per class, joined by + (A:a0+a1+a2) in the "
+        "order of --labels or of the sorted classes",
+    )
+    parser.add_argument(
+        "--groups",
+        default=None,
+        metavar="COL",
+        help="column of record ids, when a record has several rows; the bootstrap "
+        "then draws records (default: one row per record)",
+    )
+    parser.add_argument(
+        "--metric",
+        choices=("average_precision", "precision_at_recall", "recall_at_precision", "roc_auc"),
+        default="average_precision",
+        help="the measure compared",
+    )
+    parser.add_argument(
+        "--recall", type=_level_closed, default=0.9, help="the recall of precision_at_recall"
+    )
+    parser.add_argument(
+        "--precision",
+        type=_level_closed,
+        default=0.9,
+        help="the precision of recall_at_precision",
+    )
+    parser.add_argument(
+        "--method",
+        choices=("delong", "bootstrap"),
+        default="delong",
+        help="how roc_auc is compared (the other measures: the bootstrap)",
+    )
+    parser.add_argument(
+        "--average",
+        choices=("macro", "micro", "weighted"),
+        default=None,
+        help="average over the classes, as in scikit-learn (default: one row per class)",
+    )
+    parser.add_argument(
+        "--reference",
+        default=None,
+        metavar="A",
+        help="the reference classifier (default: the first of --scores)",
+    )
+    parser.add_argument(
+        "--pos-label",
+        default=None,
+        metavar="LABEL",
+        help="the positive class of two (default: the second of the sorted classes)",
+    )
+    parser.add_argument(
+        "--labels",
+        nargs="+",
+        default=None,
+        metavar="LABEL",
+        help="the classes, in the order of each classifier's score columns "
+        "(default: the sorted classes)",
+    )
+    parser.add_argument(
+        "--n-resamples", type=_positive_int, default=2000, metavar="B", help="bootstrap replicates"
+    )
+    parser.add_argument(
+        "--random-state",
+        type=int,
+        default=None,
+        metavar="SEED",
+        help="seed of the bootstrap (default: fresh entropy)",
+    )
+    _add_confidence_level(parser)
+
+
+def _level_closed(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {value}")
+    return value
+
+
 def _add_subcommand(subparsers, name, run, add_options, *, scores=False, **texts):
     """One subcommand: the input options, its own, then the output options."""
     parser = subparsers.add_parser(name, formatter_class=_HelpFormatter, **texts)
@@ -357,5 +458,16 @@ def add_subcommands(subparsers):
         _add_delong_options,
         scores=True,
         help="DeLong's test of equal AUC of two classifiers' scores",
-        description="DeLong's test on two score columns.",
+        description="DeLong's test on two score columns (compare-scores --metric "
+        "roc_auc compares any number of classifiers, per class).",
+    )
+    _add_subcommand(
+        subparsers,
+        "compare-scores",
+        _lazy("run_compare_scores"),
+        _add_compare_scores_options,
+        scores=True,
+        help="compare classifiers' average precision, precision at a recall, recall "
+        "at a precision or ROC AUC, from their scores",
+        description="Paired threshold-free comparison of classifiers' scores.",
     )

@@ -672,12 +672,21 @@ class _Growing:
         return self.array[: self.n]
 
 
-def read_scores(source, truth, names):
+def read_scores(source, truth, names, groups=None):
     """Read the true labels (as codes) and score columns (as float64) of a file.
 
     DeLong's test ranks every score, so the scores are kept: 8 bytes per row
     and score column, plus the truth's code (a byte for fewer than 255
     labels); no other copy of the file's rows is made.
+
+    Parameters
+    ----------
+    source : TableSource
+    truth : str
+    names : list of str
+        The score columns.
+    groups : str, default=None
+        A record-id column, read as codes.
 
     Returns
     -------
@@ -685,14 +694,23 @@ def read_scores(source, truth, names):
         Codes of the true labels (``labels.values[codes]`` are the labels).
     labels : StreamingLabelEncoder
     scores : dict of str -> ndarray of float64
+    group_codes : ndarray of intp or None
+        Only when `groups` is given: the record code of each row.
     """
     import pyarrow as pa
 
+    records = StreamingLabelEncoder() if groups is not None else None
+    group_parts = []
     labels = StreamingLabelEncoder()
     codes = _Growing(np.uint8, source.num_rows)
     scores = {name: _Growing(np.float64, source.num_rows) for name in names}
-    for batch in source.batches([truth, *names], pre_buffer=False):
+    columns = [truth, *names] + ([groups] if groups is not None else [])
+    for batch in source.batches(columns, pre_buffer=False):
         batch_codes = _encode(labels, batch.column(truth), f"--truth column {truth!r}")
+        if records is not None:
+            group_parts.append(
+                _encode(records, batch.column(groups), f"--groups column {groups!r}")
+            )
         codes.widen(_code_dtype(labels.n_values))
         codes.append(batch_codes)
         for name in names:
@@ -709,4 +727,7 @@ def read_scores(source, truth, names):
     # Arrow's pool keeps the decoded batches' pages for reuse; the ranking
     # that follows allocates with NumPy, so they would only add to the peak.
     pa.default_memory_pool().release_unused()
-    return codes.values(), labels, {name: buffer.values() for name, buffer in scores.items()}
+    values = {name: buffer.values() for name, buffer in scores.items()}
+    if groups is None:
+        return codes.values(), labels, values
+    return codes.values(), labels, values, _concat(group_parts)

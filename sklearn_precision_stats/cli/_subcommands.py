@@ -340,7 +340,9 @@ def run_compare(args):
         "n_rows": int(result.n_rows),
         "n_records": int(result.n_records),
     }
-    tables = {"table": result.table, "omnibus": result.omnibus}
+    tables = {"table": result.table}
+    if result.omnibus is not None:
+        tables["omnibus"] = result.omnibus
     return _emit(args, tables, lambda: _text(result), meta, result=result)
 
 
@@ -470,3 +472,81 @@ def run_delong(args):
     if not math.isfinite(result.statistic):
         text += "\n(the statistic is undefined; see the warning above)"
     return _emit(args, {"delong": frame}, text, {"confidence_level": args.confidence_level})
+
+
+def run_compare_scores(args):
+    """``compare-scores``: a threshold-free comparison of score columns."""
+    from .. import threshold_free
+    from ._data import read_scores
+
+    source = _source(args)
+    names = [name for name, _ in args.scores]
+    if len(set(names)) != len(names):
+        raise UsageError(f"--scores: classifier names must be unique, got {names}.")
+    if len(names) < 2:
+        raise UsageError(f"--scores: at least two classifiers are needed, got {names}.")
+    _check_reference(args.reference, names)
+    columns = list(dict.fromkeys(c for _, cols in args.scores for c in cols))
+    source.require([args.truth], "--truth")
+    source.require(columns, "--scores")
+    if args.groups is not None:
+        source.require([args.groups], "--groups")
+    read = read_scores(source, args.truth, columns, groups=args.groups)
+    codes, encoder, values = read[:3]
+    groups = read[3] if args.groups is not None else None
+    classes = encoder.values  # noqa: PD011 (a label encoder's labels)
+    y_true = classes[codes]
+    if args.labels is not None:
+        order = _resolve_labels(args.labels, classes)
+    else:
+        order = np.sort(classes).tolist()
+    if args.pos_label is not None:
+        if len(classes) != 2:
+            raise UsageError(
+                f"--pos-label is for two classes; the --truth column has {len(classes)}."
+            )
+        (positive,) = _resolve_labels([args.pos_label], classes)
+        order = [c for c in order if c != positive] + [positive]
+    width = 1 if len(order) == 2 else len(order)
+    y_scores = {}
+    for name, cols in args.scores:
+        if len(cols) != width:
+            raise UsageError(
+                f"--scores: {name!r} has {len(cols)} column(s); with {len(order)} classes "
+                f"give {'one column' if width == 1 else f'{width} columns joined by +'}."
+            )
+        y_scores[name] = (
+            values[cols[0]] if width == 1 else np.column_stack([values[c] for c in cols])
+        )
+    params = {
+        "average_precision": {},
+        "precision_at_recall": {"recall": args.recall},
+        "recall_at_precision": {"precision": args.precision},
+        "roc_auc": {"method": args.method},
+    }[args.metric]
+    result = _library_call(
+        getattr(threshold_free, f"compare_{args.metric}"),
+        y_true,
+        y_scores,
+        reference=args.reference,
+        groups=groups,
+        labels=order,
+        average=args.average,
+        n_resamples=args.n_resamples,
+        confidence_level=args.confidence_level,
+        random_state=args.random_state,
+        **params,
+    )
+    meta = {
+        "metric": args.metric,
+        "average": args.average,
+        "classifiers": list(result.classifiers),
+        "reference": result.reference,
+        "confidence_level": args.confidence_level,
+        "n_rows": int(result.n_rows),
+        "n_records": int(result.n_records),
+    }
+    tables = {"table": result.table}
+    if result.omnibus is not None:
+        tables["omnibus"] = result.omnibus
+    return _emit(args, tables, lambda: _text(result), meta, result=result)
