@@ -468,14 +468,52 @@ def test_comparison_counts_give_the_same_result(metric, params):
     assert ours["classifier"].tolist() == direct["classifier"].tolist()
 
 
-def test_clustered_comparison_counts_are_refused():
+@pytest.mark.parametrize(
+    "metric, average",
+    [("f1", None), ("f1", "macro"), ("jaccard", "micro"), ("mcc", None), ("cohen_kappa", None)],
+)
+def test_clustered_comparison_counts_give_the_same_result(metric, average):
+    # Clustered counts keep each record's diagonal and margins per class,
+    # which these measures (and their influence values) depend on alone.
+    from sklearn_precision_stats import ComparisonCounts
+
+    y, preds = _data(n=200, k=3)
+    rng = np.random.default_rng(2)
+    idx = np.repeat(np.arange(200), rng.integers(1, 4, 200))
+    y, preds = y[idx], {k: v[idx].copy() for k, v in preds.items()}
+    flip = rng.random(len(idx)) < 0.2
+    preds["c1"][flip] = rng.integers(0, 3, flip.sum())
+    counts = ComparisonCounts.from_arrays(y, preds, groups=idx)
+    ours = compare_metric(counts, metric=metric, average=average, reference="c1")
+    direct = compare_metric(y, preds, metric=metric, average=average, groups=idx, reference="c1")
+    cols = ours.table.columns[2:]
+    np.testing.assert_allclose(
+        ours.table[cols].to_numpy(float), direct.table[cols].to_numpy(float), rtol=1e-10
+    )
+    np.testing.assert_allclose(ours.omnibus["wald_stat"], direct.omnibus["wald_stat"], rtol=1e-10)
+    assert ours.n_records == 200
+    boot = compare_metric(
+        counts,
+        metric=metric,
+        average=average,
+        reference="c1",
+        method="bootstrap",
+        n_resamples=1000,
+        random_state=0,
+    )
+    np.testing.assert_allclose(boot.table["diff_se"], direct.table["diff_se"], rtol=0.15)
+
+
+def test_clustered_comparison_counts_refuse_what_margins_do_not_give():
     from sklearn_precision_stats import ComparisonCounts
 
     y, preds = _data(n=100, k=3)
     groups = np.repeat(np.arange(50), 2)
     counts = ComparisonCounts.from_arrays(y, preds, groups=groups)
     with pytest.raises(ValueError, match="pass the arrays and groups"):
-        compare_metric(counts, metric="f1")
+        compare_metric(counts, metric="cohen_kappa", weights="linear")
+    with pytest.raises(ValueError, match="pass the arrays and groups"):
+        compare_metric(counts, metric=_f1_from_matrix)
     with pytest.raises(ValueError, match="must be None"):
         compare_metric(ComparisonCounts.from_arrays(y, preds), preds, metric="f1")
 

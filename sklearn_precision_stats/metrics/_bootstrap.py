@@ -35,7 +35,7 @@ def bootstrap_replicates(
         size = min(chunk, n_resamples - start)
         draws = rng.multinomial(units.n_draws, pvals, size=size).astype(float)
         for c in range(n_clf):
-            confusion = np.asarray(units.maps[c].T @ draws.T).T.reshape(size, *units.shape)
+            confusion = units.to_confusion(np.asarray(units.maps[c].T @ draws.T).T)
             out[start : start + size, c] = specs[c].values(confusion)
     return out
 

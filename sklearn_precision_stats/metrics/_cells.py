@@ -47,6 +47,12 @@ class Units:
     n_draws : int
         Units drawn per bootstrap resample (rows or records).
     n_rows, n_records : int
+    lift : ndarray of shape (K * K, 3 * K) or None
+        When the maps give each unit's (diagonal, row sums, column sums) of
+        the confusion matrix rather than its cells (clustered counts keep
+        no more), a linear map to a confusion matrix with those margins and
+        diagonal; every measure that depends on no more gets its value and
+        gradient through it.
     """
 
     values: np.ndarray
@@ -57,6 +63,7 @@ class Units:
     n_draws: int
     n_rows: int
     n_records: int
+    lift: np.ndarray | None = None
 
     @property
     def n_values(self) -> int:
@@ -68,7 +75,18 @@ class Units:
 
     def confusion(self, c: int) -> np.ndarray:
         """Counts of classifier `c` (0 = reference), of shape :attr:`shape`."""
-        return np.asarray(self.maps[c].T @ self.weights, dtype=float).reshape(self.shape)
+        return self.to_confusion(np.asarray(self.maps[c].T @ self.weights, dtype=float))
+
+    def to_confusion(self, sums: np.ndarray) -> np.ndarray:
+        """Confusion counts ``(..., *shape)`` from sums of unit maps ``(..., D)``."""
+        if self.lift is not None:
+            sums = sums @ self.lift.T
+        return sums.reshape(*sums.shape[:-1], *self.shape)
+
+    def map_gradient(self, grad: np.ndarray) -> np.ndarray:
+        """A gradient in the cells ``(R, *shape)`` as one in the maps' space ``(R, D)``."""
+        flat = grad.reshape(grad.shape[0], -1)
+        return flat if self.lift is None else flat @ self.lift
 
 
 def _compact(codes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -152,17 +170,52 @@ def _from_table(table: np.ndarray, values: np.ndarray, n_rows: int) -> Units:
     return Units(values, (k, k), maps, counts, np.ones(len(counts)), n_rows, n_rows, n_rows)
 
 
-def units_from_counts(counts: Any, names: list[str]) -> Units:
-    """Units of a :class:`ComparisonCounts` with one row per record.
+def _margin_lift(k: int) -> np.ndarray:
+    """The pseudo-inverse of cells -> (diagonal, row sums, column sums).
 
-    Its joint table is all a measure needs; `names` orders the classifiers
-    (reference first).
+    For margins of a real confusion matrix it returns a matrix with those
+    margins and diagonal (not necessarily that matrix, nor non-negative).
     """
+    eye = np.eye(k)
+    cells = np.arange(k * k)
+    t, p = cells // k, cells % k
+    a = np.concatenate([(t == p) * eye[t].T, eye[t].T, eye[p].T])  # (3K, K^2)
+    return np.linalg.pinv(a)
+
+
+def units_from_counts(counts: Any, names: list[str]) -> Units:
+    """Units of a :class:`ComparisonCounts`; `names` orders the classifiers.
+
+    With one row per record its joint table is all a measure needs. With
+    clustered rows the counts keep, per (record, class), each classifier's
+    TP, FN and FP: each record's confusion diagonal and margins, through
+    :func:`_margin_lift`.
+    """
+    order = [list(counts.classifiers).index(name) for name in names]
+    values = np.asarray(counts.classes)
     if counts.clustered and counts.n_records < counts.n_rows:
-        raise ValueError(
-            "compare_metric needs each record's (truth, prediction) cells, which "
-            "clustered ComparisonCounts do not keep (only per-class counts); pass "
-            "the arrays and groups instead."
+        records = counts.stored_records().units()
+        k = len(values)
+        n_units = len(records.unit_rows)
+        maps = []
+        for c in order:
+            x = records.x[:, c]  # TP, FN, FP, TN per key
+            cols = np.concatenate(
+                [records.key_class, k + records.key_class, 2 * k + records.key_class]
+            )
+            data = np.concatenate([x[:, 0], x[:, 0] + x[:, 1], x[:, 0] + x[:, 2]])
+            rows = np.tile(records.key_unit, 3)
+            maps.append(sparse.csr_array((data, (rows, cols)), shape=(n_units, 3 * k)))
+        return Units(
+            values,
+            (k, k),
+            maps,
+            np.asarray(records.multiplicity, dtype=float),
+            np.asarray(records.unit_rows, dtype=float),
+            int(counts.n_records),
+            int(counts.n_rows),
+            int(counts.n_records),
+            _margin_lift(k),
         )
     table = counts.joint_table()
     if table is None:
@@ -170,9 +223,8 @@ def units_from_counts(counts: Any, names: list[str]) -> Units:
             "these ComparisonCounts keep only agreement sums (too many classes and "
             "classifiers for their joint table); pass the arrays instead."
         )
-    order = [list(counts.classifiers).index(name) for name in names]
     table = np.transpose(table, [0] + [1 + i for i in order])
-    return _from_table(table, np.asarray(counts.classes), int(counts.n_rows))
+    return _from_table(table, values, int(counts.n_rows))
 
 
 def tabulate(y_true: np.ndarray, preds: list[np.ndarray], groups: np.ndarray | None) -> Units:

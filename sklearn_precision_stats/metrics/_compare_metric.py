@@ -84,9 +84,11 @@ def compare_metric(
     ----------
     y_true : array-like of shape (n_rows,) or (n_rows, n_labels), or ComparisonCounts
         True labels; a multilabel indicator matrix (one binary problem per
-        label, one row per label in the table); or the counts of a
-        :class:`ComparisonCounts` with one row per record (its joint table
-        is all a measure needs), with `y_preds` and `groups` None.
+        label, one row per label in the table); or a
+        :class:`ComparisonCounts`, with `y_preds` and `groups` None: its
+        joint table, or with clustered rows each record's confusion
+        diagonal and margins, is all a measure needs (clustered counts do
+        not give weighted kappa or a callable measure).
     y_preds : dict or list of (name, array-like) pairs, default=None
         Each classifier's predicted labels (or indicator matrices) for the
         same rows.
@@ -231,6 +233,13 @@ def compare_metric(
     spec, classes, name = measure_spec(
         metric, average, labels, units.values, metric_params, units.multilabel
     )
+    if units.lift is not None and (spec.func is not None or spec.weights is not None):
+        raise ValueError(
+            "clustered ComparisonCounts keep each record's confusion diagonal and "
+            f"margins only, which do not determine metric={metric!r}"
+            + (f" with weights={spec.weights!r}" if spec.weights is not None else "")
+            + "; pass the arrays and groups instead."
+        )
     return compare_cells(
         units, names, spec, classes, name, method, n_resamples, confidence_level, rng
     )

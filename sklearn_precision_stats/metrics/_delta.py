@@ -28,7 +28,7 @@ def unit_influence(spec: MeasureSpec, units: Units, c: int) -> tuple[np.ndarray,
     proportions = confusion / units.n_rows
     n_out = grad.shape[0]
     center = (grad * proportions).reshape(n_out, -1).sum(axis=1)
-    influence = units.maps[c] @ grad.reshape(n_out, -1).T
+    influence = units.maps[c] @ units.map_gradient(grad).T
     influence = np.asarray(influence) - units.unit_rows[:, None] * center
     return values, influence
 
