@@ -167,7 +167,9 @@ def compare_metric(
     measures. For precision, NPV, recall, specificity and accuracy this is
     the sandwich variance of the difference that :func:`compare_precision`
     and its siblings report. Wald intervals of a measure are not clipped
-    to its range.
+    to its range. With multilabel inputs a record's influence value sums
+    over all its labels, so averaged measures treat the record, not the
+    (record, label) pair, as the unit; so does the bootstrap.
 
     The bootstrap draws the joint cells' counts from a multinomial (the
     distinct per-record patterns of cells with `groups`), so a replicate
