@@ -174,20 +174,28 @@ def test_default_reference_is_first_in_file_order(tmp_path, capsys):
         assert set(table["reference"]) == {"zeta"} and set(table["classifier"]) == {"alpha"}
 
 
-def test_help_imports_no_heavy_library():
+def _heavy_imports(argv):
+    """The heavy libraries imported by running the command line on `argv`."""
     code = (
         "import sys\n"
         "from sklearn_precision_stats.__main__ import main\n"
         "try:\n"
-        "    main(['compare', '--help'])\n"
+        f"    main({[str(a) for a in argv]!r})\n"
         "except SystemExit:\n"
         "    pass\n"
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
         "{'pandas', 'scipy', 'sklearn', 'statsmodels', 'pyarrow'})\n"
-        "print(heavy, file=sys.stderr)\n"
+        "print(heavy)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert proc.stderr.strip() == "[]", proc.stderr
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def test_help_and_usage_errors_import_no_heavy_library(csv_file):
+    assert _heavy_imports(["compare", "--help"]) == "[]"
+    assert _heavy_imports(["compare", csv_file, "--truth", "t", "--bogus"]) == "[]"
+    # A column missing from the file: pyarrow reads the header, nothing more.
+    assert _heavy_imports(["compare", csv_file, "--truth", "nope"]) == "['pyarrow']"
 
 
 def test_latin1_csv(tmp_path, capsys):

@@ -31,8 +31,6 @@ def _read(args, counts=False):
     With `counts`, the file is counted batch by batch into a
     ComparisonCounts (bounded memory) instead of being kept as codes.
     """
-    from ._data import count_long, count_wide, read_long, read_wide
-
     _warn_suspicious(args)
     source = _source(args)
     if args.long:
@@ -54,6 +52,9 @@ def _read(args, counts=False):
         source.require([args.record_col], "--record-col")
         if args.classifiers is not None and len(set(args.classifiers)) != len(args.classifiers):
             raise UsageError(f"--classifiers: names must be unique, got {args.classifiers}.")
+        # The library is imported once the options and columns are checked.
+        from ._data import count_long, read_long
+
         data = (count_long if counts else read_long)(
             source,
             args.truth,
@@ -85,6 +86,8 @@ def _read(args, counts=False):
         raise UsageError(
             f"at least two classifiers are needed, got {classifiers}; pass --classifiers A,B."
         )
+    from ._data import count_wide, read_wide
+
     if counts:
         return source, count_wide(source, args.truth, classifiers, args.groups)
     return source, read_wide(source, args.truth, classifiers, args.groups)
@@ -163,9 +166,6 @@ def _comparison(args, resampling=False):
     classes and classifiers for the table) and `resampling` methods will be
     called is the file read again into label codes.
     """
-    from .. import paired
-    from ..engine._accumulator import ComparisonCounts, comparison_from_counts
-
     if not _is_gee(args):
         # compare_metric needs each record's cells, which clustered counts
         # do not keep: records with several rows are read as label codes.
@@ -174,6 +174,9 @@ def _comparison(args, resampling=False):
     _, data = _read(args, counts=True)
     if resampling and data.stored_records() is None:
         _, data = _read(args, counts=False)
+    from .. import paired
+    from ..engine._accumulator import ComparisonCounts, comparison_from_counts
+
     if isinstance(data, ComparisonCounts):
         _check_reference(args.reference, data.classifiers)
         labels = _resolve_labels(args.labels, data.classes)
