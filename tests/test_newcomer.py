@@ -71,14 +71,16 @@ def _readme_snippets():
     return re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
 
 
-# Beyond the README: the plot of its Quick start comparison (the plot extra).
-AFTER_README = "figure_axes = result.plot()"
+# Beyond the README's statements: the LaTeX export its Quick start mentions
+# (jinja2) and the plot of its comparison (matplotlib).
+TO_LATEX = "latex = result.to_latex()"
+PLOT = "figure_axes = result.plot()"
 
 
 def _run_readme(blocked=()):
     proc = subprocess.run(
         [sys.executable, "-c", DRIVER, ",".join(blocked)],
-        input=json.dumps([*_readme_snippets(), AFTER_README]),
+        input=json.dumps([*_readme_snippets(), TO_LATEX, PLOT]),
         capture_output=True,
         text=True,
         timeout=600,
@@ -120,9 +122,9 @@ def test_readme_without_optional_packages_names_the_extras():
     report = _run_readme(blocked=tuple(EXTRAS))
     assert report["imported"] == []
     failed = {source: (kind, message) for source, kind, message in report["errors"]}
-    # The Quick start exports Markdown (tabulate) and the plot needs
-    # matplotlib: both fail, with an ImportError naming the extra to install.
-    expected = {"print(result.to_markdown())": "export", AFTER_README: "plot"}
+    # Markdown needs tabulate, LaTeX jinja2 and the plot matplotlib: each
+    # fails with an ImportError naming the extra to install.
+    expected = {"print(result.to_markdown())": "export", TO_LATEX: "export", PLOT: "plot"}
     assert set(failed) == set(expected), failed
     for source, extra in expected.items():
         kind, message = failed[source]
