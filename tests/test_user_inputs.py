@@ -57,9 +57,16 @@ def _arrow_chunked_dictionary(values):
     )
 
 
+def _arrow_string_view(values):
+    if not hasattr(pa, "string_view"):  # pyarrow < 16
+        pytest.skip("string_view needs pyarrow >= 16")
+    return pa.array(values.tolist(), type=pa.string_view())
+
+
 ARROW_STRING_KINDS = [
     _arrow_string,
     _arrow_large_string,
+    _arrow_string_view,
     _arrow_dictionary,
     _arrow_dictionary_unused,
     _arrow_chunked,

@@ -65,8 +65,8 @@ def _as_label_array(values, name, for_encoder=False):
             and isinstance(array.dtype, pd.StringDtype)
         ):
             return array
-    # pandas Categorical and Series are accepted; column_or_1d copies nothing
-    # for 1-D arrays, which matters for 10^7-record inputs.
+    # pandas Categorical and Series are accepted; a 1-D array is not copied,
+    # which matters for 10^7-record inputs.
     if hasattr(values, "to_numpy"):
         values = values.to_numpy()
     try:
@@ -130,8 +130,10 @@ def _from_arrow(values, name, for_encoder):
             "Drop or impute the rows with missing labels first."
         )
     if not pa.types.is_dictionary(values.type):
-        # string, large_string and (pyarrow >= 16) string_view
-        if not pa.types.is_string(values.type) and "string" not in str(values.type):
+        # string_view exists from pyarrow 16 on.
+        is_view = getattr(pa.types, "is_string_view", lambda _: False)
+        string_types = (pa.types.is_string, pa.types.is_large_string, is_view)
+        if not any(is_type(values.type) for is_type in string_types):
             return values.to_numpy(zero_copy_only=False)
         values = values.dictionary_encode()
     codes = values.indices.to_numpy(zero_copy_only=False).astype(np.intp, copy=False)
