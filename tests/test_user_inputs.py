@@ -288,3 +288,26 @@ def test_integer_and_level_checks_do_not_print_large_objects():
         result.global_test(n_resamples=np.arange(1000), random_state=0)
     with pytest.raises(ValueError, match=r"n_resamples must be an integer >= 2, got 1;"):
         result.global_test(n_resamples=1, random_state=0)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda level: sps.compare_metric(Y, {"a": A, "b": B}, confidence_level=level),
+        lambda level: sps.compare_accuracy(Y, {"a": A, "b": B}, confidence_level=level),
+        lambda level: sps.bayesian_signed_rank_test(
+            [0.8, 0.7, 0.9, 0.6],
+            [0.7, 0.7, 0.8, 0.5],
+            rope=level / 90,
+            prior_strength=level,
+            n_samples=np.int64(100),
+            random_state=0,
+        ),
+    ],
+    ids=["compare_metric", "compare_accuracy", "bayesian_signed_rank_test"],
+)
+def test_numpy_scalars_pass_every_parameter_check(call):
+    # Validated as the Python numbers they hold: float32 is no Python float.
+    call(np.float32(0.9))
+    with pytest.raises(ValueError):
+        call(np.float32(-1.5))

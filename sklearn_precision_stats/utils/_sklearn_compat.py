@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+import numpy as np
 from sklearn import config_context, get_config
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -52,7 +53,10 @@ def validate_params(
 
     scikit-learn's message ends with ``Got {value!r} instead.``, which for a
     DataFrame or a dict of arrays passed in the wrong place prints the whole
-    object. Here such a value is named by its type. The wrapper is one frame,
+    object. Here such a value is named by its type. NumPy scalars are
+    checked as the Python numbers they hold, so ``np.float32(0.9)`` passes
+    where ``0.9`` does (scikit-learn's ``RealNotInt`` knows only ``float``);
+    the function still receives the value given. The wrapper is one frame,
     as scikit-learn's, so the library's warnings keep their ``stacklevel``.
     """
 
@@ -75,7 +79,9 @@ def validate_params(
             params = {k: v for k, v in bound.arguments.items() if k not in to_ignore}
             try:
                 validate_parameter_constraints(
-                    parameter_constraints, params, caller_name=func.__qualname__
+                    parameter_constraints,
+                    {k: v.item() if isinstance(v, np.generic) else v for k, v in params.items()},
+                    caller_name=func.__qualname__,
                 )
             except InvalidParameterError as exc:
                 raise InvalidParameterError(_compact_message(str(exc), params)) from None
