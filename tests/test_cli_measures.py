@@ -107,3 +107,12 @@ def test_measure_option_errors(tmp_path, frame, capsys, options, match):
     code = main(["compare", str(path), "--truth", "truth", "--classifiers", "a,b", *options])
     err = capsys.readouterr().err
     assert code == 2 and match in err and len(err.strip().splitlines()) == 1
+
+
+def test_global_takes_the_gee_measures_only(tmp_path, frame, capsys):
+    path = tmp_path / "preds.csv"
+    frame.to_csv(path, index=False)
+    with pytest.raises(SystemExit) as exc:
+        main(["global", str(path), "--truth", "truth", "--metric", "f1"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "invalid choice: 'f1'" in err

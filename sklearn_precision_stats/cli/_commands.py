@@ -168,7 +168,7 @@ def _add_confidence_level(parser):
     )
 
 
-def _add_comparison_options(parser):
+def _add_comparison_options(parser, metrics=METRICS):
     parser.add_argument(
         "--reference",
         default=None,
@@ -177,11 +177,15 @@ def _add_comparison_options(parser):
     )
     parser.add_argument(
         "--metric",
-        choices=METRICS,
+        choices=metrics,
         default="precision",
         help="the measure compared: the GEE comparison of precision, npv, recall, "
-        "specificity or accuracy; the delta method of compare_metric for the others "
-        "and with --average",
+        "specificity or accuracy"
+        + (
+            "; the delta method of compare_metric for the others and with --average"
+            if len(metrics) > len(GEE_METRICS)
+            else ""
+        ),
     )
     parser.add_argument(
         "--labels",
@@ -222,7 +226,7 @@ def _add_compare_options(parser):
 
 
 def _add_global_options(parser):
-    _add_comparison_options(parser)
+    _add_comparison_options(parser, GEE_METRICS)
     parser.add_argument(
         "--method",
         choices=("dai-cui", "permutation", "fisher", "simes"),
