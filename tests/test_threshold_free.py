@@ -436,3 +436,45 @@ def test_result_is_frozen():
     with pytest.raises(AttributeError):
         result.measure = "x"
     assert result.replicates["a"].flags.writeable is False
+
+
+def test_string_labels_and_pandas_inputs():
+    pd = pytest.importorskip("pandas")
+    y, scores = _binary()
+    words = np.where(y == 1, "spam", "ham")
+    frame = pd.DataFrame(scores)
+    result = compare_average_precision(
+        pd.Series(words), {"a": frame["a"], "b": frame["b"]}, n_resamples=20, random_state=0
+    )
+    # The positive class is the second of the sorted classes.
+    assert list(result.classes) == ["spam"]
+    assert result.table["average_precision"].iloc[0] == pytest.approx(
+        average_precision_score(words == "spam", scores["b"]), abs=1e-12
+    )
+    flipped = compare_average_precision(
+        words, {"a": -scores["a"], "b": -scores["b"]}, labels=["spam", "ham"], n_resamples=20
+    )
+    assert list(flipped.classes) == ["ham"]
+    assert flipped.table["average_precision"].iloc[0] == pytest.approx(
+        average_precision_score(words == "ham", -scores["b"]), abs=1e-12
+    )
+
+
+def test_averaged_rows_are_labelled_by_the_average():
+    y, scores = _multiclass()
+    for average in ("macro", "weighted", "micro"):
+        result = compare_average_precision(
+            y, scores, average=average, n_resamples=30, random_state=0
+        )
+        assert list(result.classes) == [average]
+        assert result.replicates["a"].shape == (30, 1)
+        assert result.average == average
+
+
+def test_multilabel_columns_take_the_given_names():
+    y, scores = _multilabel()
+    result = compare_roc_auc(y, scores, labels=["x", "y", "z"])
+    assert list(result.classes) == ["x", "y", "z"]
+    assert result.get("z")["roc_auc"] == pytest.approx(
+        roc_auc_score(y[:, 2], scores["b"][:, 2]), abs=1e-12
+    )
