@@ -478,3 +478,15 @@ def test_multilabel_columns_take_the_given_names():
     assert result.get("z")["roc_auc"] == pytest.approx(
         roc_auc_score(y[:, 2], scores["b"][:, 2]), abs=1e-12
     )
+
+
+def test_delong_warns_once_at_the_callers_line():
+    y, scores = _multiclass()
+    extended = {k: np.column_stack([v, v[:, :1]]) for k, v in scores.items()}
+    with pytest.warns(UndefinedStatisticWarning, match="class 4") as record:
+        result = compare_roc_auc(y, extended, labels=[0, 1, 2, 3, 4])
+    assert len(record) == 1
+    assert record[0].filename == __file__
+    assert np.isnan(result.get(4, "b")["roc_auc"])
+    assert np.isnan(result.omnibus["wald_pvalue"].iloc[4])
+    assert np.isfinite(result.omnibus["wald_pvalue"].iloc[0])
