@@ -175,12 +175,10 @@ def compare_precision(
     variance due to the choice of training set.
 
     WGS is defined for paired rows (one row per record and classifier). With
-    `groups`, each classifier's own score variance is replaced by its null
-    model value ``P (1 - P) sum_i m_i^2`` (``m_i`` = the record's rows in the
-    class's subset, ``P`` the pooled precision), which treats a record's
-    repeated rows as fully correlated. It reduces to Kosinski's statistic on
-    paired rows and, like every other statistic here, is unchanged when each
-    record's rows are repeated identically.
+    `groups` that repeat records its null variance makes it conservative
+    (about 1% rejections at the 5% level in simulations), so it is NaN by
+    design; use GS, which holds its level with clustered rows. The summary's
+    notes say so, rather than a warning on every call.
 
     References
     ----------
