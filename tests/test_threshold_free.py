@@ -4,6 +4,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score
 
@@ -490,3 +492,39 @@ def test_delong_warns_once_at_the_callers_line():
     assert np.isnan(result.get(4, "b")["roc_auc"])
     assert np.isnan(result.omnibus["wald_pvalue"].iloc[4])
     assert np.isfinite(result.omnibus["wald_pvalue"].iloc[0])
+
+
+@st.composite
+def _tied_scores(draw):
+    """A small binary problem with heavily tied scores and integer weights."""
+    n = draw(st.integers(4, 40))
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    if y.min() == y.max():
+        y[0] = 1 - y[0]
+    levels = st.integers(0, 4)
+    a = np.array(draw(st.lists(levels, min_size=n, max_size=n)), dtype=float)
+    b = np.array(draw(st.lists(levels, min_size=n, max_size=n)), dtype=float)
+    w = np.array(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)))
+    return y, {"a": a, "b": b}, np.vstack([w, np.ones(n, dtype=int)])
+
+
+@settings(max_examples=60, deadline=None)
+@given(_tied_scores())
+def test_any_tied_scores_and_weights_match_sklearn(data):
+    y, scores, weights = data
+    with warnings.catch_warnings():
+        # A replicate may lack positives or negatives: NaN, as checked below.
+        warnings.simplefilter("ignore")
+        results = {
+            name: function(y, scores, n_resamples=weights, **kwargs)
+            for name, (function, kwargs, _) in MEASURES.items()
+        }
+    for name, (_, _, reference) in MEASURES.items():
+        for clf, s in scores.items():
+            for b, w in enumerate(weights):
+                got = results[name].replicates[clf][b, 0]
+                positives, negatives = w[y == 1].sum(), w[y == 0].sum()
+                if positives == 0 or (name == "roc_auc" and negatives == 0):
+                    assert np.isnan(got)
+                    continue
+                assert got == pytest.approx(reference(y, s, sample_weight=w), abs=1e-12)
