@@ -22,6 +22,7 @@ from ..engine._counts import (
     integer_joint_table,
     label_codes,
 )
+from ._definitions import MeasureSpec, row_values
 
 __all__ = []
 
@@ -338,3 +339,43 @@ def tabulate_multilabel(
         ones = np.ones(n_units)
         return Units(values, shape, maps, counts.astype(float), ones, n_rows, n_rows, n_rows)
     return _group_units(maps, np.ones(n_units), inverse, groups, n_rows, values, shape)
+
+
+def tabulate_samples(
+    y_true: np.ndarray, preds: list[np.ndarray], groups: np.ndarray | None, spec: MeasureSpec
+) -> Units:
+    """Units of a measure averaged over multilabel rows (``average="samples"``).
+
+    Such a measure is the mean over rows of each row's value, a function of
+    the row's (TP, FP, FN) over the chosen labels. A unit adds, for each
+    classifier, ``(sum of its rows' values, its undefined rows, its
+    rows)``: linear sums, so the delta method and the bootstrap are exact
+    on them. The units are the distinct (TP, FP, FN) triples of all
+    classifiers, or with `groups` the records' distinct patterns of them.
+    """
+    n_rows = y_true.shape[0]
+    columns = spec.class_codes
+    if len(columns) < y_true.shape[1]:
+        y_true = y_true[:, columns]
+        preds = [pred[:, columns] for pred in preds]
+    n_labels = y_true.shape[1]
+    truth = y_true.astype(bool)
+    n_true = truth.sum(axis=1)
+    codes = []
+    for pred in preds:
+        tp = (truth & pred.astype(bool)).sum(axis=1)
+        codes += [tp, pred.sum(axis=1, dtype=np.intp) - tp, n_true - tp]
+    cells, inverse = _unique_rows([np.asarray(c, dtype=np.intp) for c in codes], n_labels + 1)
+    counts = np.bincount(inverse, minlength=len(cells)).astype(float)
+    maps = []
+    for c in range(len(preds)):
+        tp, fp, fn = cells[:, 3 * c], cells[:, 3 * c + 1], cells[:, 3 * c + 2]
+        value = row_values(tp, fp, fn, spec.metric, spec.beta)
+        undefined = np.isnan(value)
+        sums = np.stack([np.where(undefined, 0.0, value), undefined, np.ones(len(value))], axis=1)
+        maps.append(sparse.csr_array(sums))
+    values = np.arange(n_labels)
+    ones = np.ones(len(cells))
+    if groups is None:
+        return Units(values, (3,), maps, counts, ones, n_rows, n_rows, n_rows)
+    return _group_units(maps, ones, inverse, groups, n_rows, values, (3,))

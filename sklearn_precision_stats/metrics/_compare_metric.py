@@ -23,8 +23,8 @@ from ._bootstrap import (
     bootstrap_replicates,
     percentile_interval,
 )
-from ._cells import Units, tabulate, tabulate_multilabel, units_from_counts
-from ._definitions import NAMED, PER_CLASS, WHOLE_MATRIX, MeasureSpec
+from ._cells import Units, tabulate, tabulate_multilabel, tabulate_samples, units_from_counts
+from ._definitions import NAMED, PER_CLASS, SAMPLES, WHOLE_MATRIX, MeasureSpec
 from ._delta import delta_covariance, delta_variance, unit_influence
 from ._multilabel import check_multilabel, is_indicator_matrix
 
@@ -103,15 +103,20 @@ def compare_metric(
         (floats; rows truth, columns predictions, classes in sorted order)
         to a float or to a length-K array of per-class values; its gradient
         is taken by central differences.
-    average : {"binary", "micro", "macro", "weighted"} or None, default=None
+    average : {"binary", "micro", "macro", "weighted", "samples"} or None, default=None
         As in scikit-learn, for the per-class measures: None gives one row
         per class (per label for multilabel inputs); ``"binary"`` the row
         of ``pos_label`` (default 1, two classes); ``"micro"`` pools the
         classes' counts; ``"macro"`` and ``"weighted"`` average the
-        classes' values (weights: true rows). The table's ``class`` is then
-        the average's name. Must be None for the whole-matrix measures,
-        whose ``class`` is ``"all"``. ``"samples"`` is not offered (a
-        record with no true and no predicted label has no value).
+        classes' values (weights: true rows); ``"samples"`` (multilabel
+        inputs; precision, recall, f1, fbeta and jaccard, as in
+        scikit-learn) averages each row's value over its labels (`labels`
+        chooses them). The table's ``class`` is then the average's name.
+        Must be None for the whole-matrix measures, whose ``class`` is
+        ``"all"``. A row whose value is undefined (for precision, no
+        predicted label; recall, no true label; f1, fbeta and jaccard,
+        neither) makes the ``"samples"`` average NaN, with a warning,
+        where scikit-learn would count it as ``zero_division``.
     reference : str, default=None
         The reference classifier; the first one when None.
     groups : array-like of shape (n_rows,), default=None
@@ -169,7 +174,11 @@ def compare_metric(
     and its siblings report. Wald intervals of a measure are not clipped
     to its range. With multilabel inputs a record's influence value sums
     over all its labels, so averaged measures treat the record, not the
-    (record, label) pair, as the unit; so does the bootstrap.
+    (record, label) pair, as the unit; so does the bootstrap. The
+    ``"samples"`` average is the mean of the rows' values ``v_i``, so a
+    row's influence is ``v_i - mean`` and the variance of a difference is
+    ``sum_i (d_i - mean(d))^2 / n^2`` over the rows' differences ``d_i``
+    (with `groups`, over records, each the sum of its rows' influences).
 
     The bootstrap draws the joint cells' counts from a multinomial (the
     distinct per-record patterns of cells with `groups`), so a replicate
@@ -224,6 +233,23 @@ def compare_metric(
         _check_aligned_indexes(y_true=y_true, groups=groups)
         y, names, preds = check_multilabel(y_true, y_preds, reference)
         groups = _check_groups(groups, y.shape[0])
+        if average == "samples":
+            # Each row's value depends on its chosen labels: the spec first.
+            spec, classes, name = measure_spec(
+                metric, average, labels, np.arange(y.shape[1]), metric_params, True
+            )
+            units = tabulate_samples(y, preds, groups, spec)
+            return compare_cells(
+                units,
+                names,
+                spec,
+                classes,
+                name,
+                method,
+                n_resamples,
+                confidence_level,
+                check_random_state_any(random_state) if method == "bootstrap" else None,
+            )
         by_label = average is None and method == "delta"
         units = tabulate_multilabel(y, preds, groups, by_label)
     else:
@@ -262,11 +288,15 @@ def measure_spec(
                 f"metric={metric!r} is not available for multilabel indicator inputs; "
                 f"use one of the per-label measures {list(PER_CLASS)}."
             )
-        if average in ("binary", "samples"):
+        if average == "binary":
             raise ValueError(
-                f"average={average!r} is not available for multilabel indicator inputs "
-                "(a record with no true and no predicted label has no per-record "
-                "value); use None, 'micro', 'macro' or 'weighted'."
+                "average='binary' is not available for multilabel indicator inputs; "
+                "use None (one row per label), 'micro', 'macro', 'weighted' or 'samples'."
+            )
+        if average == "samples" and metric not in SAMPLES:
+            raise ValueError(
+                f"average='samples' is defined, as in scikit-learn, for {list(SAMPLES)}, "
+                f"not for metric={metric!r}; use average='macro', 'micro' or 'weighted'."
             )
     if average == "samples" and not multilabel:
         raise ValueError(

@@ -7,7 +7,9 @@ measures of a class are sums of ratios of linear forms in the class's
 (TP, FP, FN, TN), so their value and gradient follow from one rule; the
 whole-matrix measures (MCC, Cohen's kappa) have their own closed forms.
 Gradients are with respect to the counts. Multilabel inputs give one
-2 x 2 table per label, ``(..., L, 2, 2)``, and the same one-vs-rest rules.
+2 x 2 table per label, ``(..., L, 2, 2)``, and the same one-vs-rest rules;
+their ``"samples"`` average is the mean of the rows' values, a function of
+``(..., 3)`` sums: the rows' values, the undefined rows, the rows.
 """
 
 from __future__ import annotations
@@ -67,6 +69,29 @@ PER_CLASS = (
 )
 WHOLE_MATRIX = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
 NAMED = PER_CLASS + WHOLE_MATRIX
+# The measures scikit-learn averages over samples (multilabel rows), and when
+# a row's value is undefined.
+SAMPLES = {
+    "precision": "no predicted label (TP + FP = 0)",
+    "recall": "no true label (TP + FN = 0)",
+    "f1": "no true and no predicted label (TP + FP + FN = 0)",
+    "fbeta": "no true and no predicted label (TP + FP + FN = 0)",
+    "jaccard": "no true and no predicted label (TP + FP + FN = 0)",
+}
+# Layout of the sums that a samples-averaged measure is a function of.
+_SUM, _UNDEFINED, _ROWS = range(3)
+
+
+def row_values(
+    tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, metric: str, beta: float
+) -> np.ndarray:
+    """Each multilabel row's measure over its labels; NaN where undefined.
+
+    The per-row (TP, FP, FN) follow the same ratios as a class's counts.
+    """
+    ratios, const = _ratios(metric, beta)
+    counts = np.stack([tp, fp, fn, np.zeros_like(tp)], axis=-1).astype(float)
+    return _per_class_value(counts, ratios, const)
 
 
 def class_counts(confusion: np.ndarray, multilabel: bool = False) -> np.ndarray:
@@ -213,6 +238,12 @@ class MeasureSpec:
 
     def values(self, confusion: np.ndarray) -> np.ndarray:
         """Values of batched confusion matrices ``(..., K, K)``: ``(..., R)``."""
+        if self.average == "samples":
+            # (sum of the rows' values, undefined rows, rows): the mean over rows.
+            undefined = (confusion[..., _UNDEFINED] > 0) | ~(confusion[..., _ROWS] > 0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = confusion[..., _SUM] / confusion[..., _ROWS]
+            return np.where(undefined, np.nan, mean)[..., None]
         if self.func is not None:
             return self._callable_values(confusion)
         if self.metric in WHOLE_MATRIX:
@@ -258,6 +289,10 @@ class MeasureSpec:
 
     def gradient(self, confusion: np.ndarray) -> np.ndarray:
         """d values / d counts of one confusion matrix: ``(R, *confusion.shape)``."""
+        if self.average == "samples":
+            total, rows = confusion[_SUM], confusion[_ROWS]
+            grad = np.array([1.0 / rows, 0.0, -total / rows**2])
+            return np.where(np.isfinite(self.values(confusion)), grad, np.nan)[None]
         if self.func is not None:
             return self._numerical_gradient(confusion)
         if self.metric in WHOLE_MATRIX:
@@ -312,6 +347,15 @@ class MeasureSpec:
     def undefined_reasons(self, confusion: np.ndarray) -> list[str | None]:
         """Why each output is undefined (None where it is defined)."""
         values = self.values(confusion)
+        if self.average == "samples":
+            if np.isfinite(values[0]):
+                return [None]
+            n_undefined, n_rows = int(confusion[_UNDEFINED]), int(confusion[_ROWS])
+            return [
+                f"{n_undefined} of {n_rows} rows have {SAMPLES[self.metric]}, so their "
+                f"{self.metric} and the mean over rows are undefined (average='micro', "
+                "'macro' or 'weighted' are defined on these rows)"
+            ]
         if self.func is not None or self.metric in WHOLE_MATRIX:
             reason = (
                 _whole_matrix_reason(self, confusion)
