@@ -116,3 +116,15 @@ def test_global_takes_the_gee_measures_only(tmp_path, frame, capsys):
         main(["global", str(path), "--truth", "truth", "--metric", "f1"])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and "invalid choice: 'f1'" in err
+
+
+def test_too_many_classes_for_the_joint_table(tmp_path, frame, capsys, monkeypatch):
+    from sklearn_precision_stats import ComparisonCounts
+
+    # As with thousands of classes: the counts keep agreement sums alone.
+    monkeypatch.setattr(ComparisonCounts, "joint_table", lambda self: None)
+    path = tmp_path / "preds.csv"
+    frame.to_csv(path, index=False)
+    code = main(["compare", str(path), "--truth", "truth", "--metric", "mcc"])
+    err = capsys.readouterr().err
+    assert code == 2 and "too large" in err and len(err.strip().splitlines()) == 1

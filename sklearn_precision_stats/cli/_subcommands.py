@@ -170,7 +170,14 @@ def _comparison(args, resampling=False):
         # compare_metric needs each record's cells, which clustered counts
         # do not keep: records with several rows are read as label codes.
         clustered = args.long or args.groups is not None
-        return _metric_comparison(args, _read(args, counts=not clustered)[1])
+        data = _read(args, counts=not clustered)[1]
+        if not clustered and data.joint_table() is None:
+            raise UsageError(
+                f"--metric {args.metric}: {len(data.classes)} classes make the joint table "
+                "of the classifiers' labels, which compare_metric needs, too large; "
+                "compare precision, npv, recall, specificity or accuracy per class instead."
+            )
+        return _metric_comparison(args, data)
     _, data = _read(args, counts=True)
     if resampling and data.stored_records() is None:
         _, data = _read(args, counts=False)
