@@ -1,4 +1,4 @@
-"""Command line: ``python -m sklearn_precision_stats demo|compare|global|mcnemar|delong``.
+"""Command line: ``python -m sklearn_precision_stats COMMAND``, see ``--help``.
 
 Only :mod:`argparse` is imported before the arguments are parsed, so that
 ``--help`` and usage errors answer at once; the library is imported by the

@@ -1,7 +1,7 @@
-"""The subcommands on prediction files: compare, global, mcnemar and delong.
+"""The command line's parser: compare, compare-scores, global, mcnemar and delong.
 
-Building the parser imports :mod:`argparse` alone; each subcommand imports
-NumPy, pyarrow and the library when it runs.
+Building the parser imports :mod:`argparse` alone; each subcommand's work
+(:mod:`._subcommands`) imports NumPy, pyarrow and the library when it runs.
 """
 
 import argparse
@@ -430,7 +430,7 @@ def build_parser():
 
 
 def add_subcommands(subparsers):
-    """Add compare, global, mcnemar and delong to an argparse subparsers object."""
+    """Add the subcommands on prediction files to an argparse subparsers object."""
     _add_subcommand(
         subparsers,
         "compare",
