@@ -301,10 +301,15 @@ _LAZY = _lazy_names()
 
 
 def __getattr__(name: str) -> object:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import importlib
+    import importlib.util
 
+    if name not in _LAZY:
+        # Sub-packages (paired, engine, ...) were attributes of the package
+        # when it imported everything; they still are.
+        if not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}"):
+            return importlib.import_module(f".{name}", __name__)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module, attribute = _LAZY[name]
     value = importlib.import_module(module, __name__)
     if attribute is not None:

@@ -306,3 +306,14 @@ def test_truth_as_groups_warns(csv_file, capsys):
         line.startswith("warning: --groups and --truth name the same column")
         for line in err.splitlines()
     )
+
+
+def test_lazy_package_attributes():
+    import sklearn_precision_stats as package
+
+    for name in package.__all__:
+        assert getattr(package, name) is not None, name
+    assert package.paired.compare_precision is package.compare_precision
+    assert "compare_metric" in dir(package)
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        package.nope  # noqa: B018
