@@ -135,7 +135,9 @@ def compare_multilabel(
     same records, so each row equals the comparison of that column alone.
     The records stay the units of the across-label methods
     (``global_test``): the comparison keeps the records of the stacked
-    (label, bit) classes, all of a record's labels together.
+    (label, bit) classes, all of a record's labels together (for accuracy,
+    of the stacked (label, right or wrong) classes, so that each label's
+    accuracy test is combined with the others' rather than pooled).
     """
     import warnings
 
@@ -184,34 +186,48 @@ def compare_multilabel(
         key: np.concatenate([np.asarray(r._omnibus[key]) for r in results], axis=0)
         for key in first._omnibus
     }
-    data = None
-    if metric in _STACKED:
+    records = np.repeat(np.arange(n_rows) if groups is None else groups, n_labels)
+    if pooled:
+        # Label j's accuracy is the recall of class j when each of its rows is
+        # coded j in the truth and j (right) or L + j (wrong) in a prediction:
+        # the same per-label tests, on records that keep all their labels.
+        columns = np.arange(n_labels)
+        truth = np.broadcast_to(columns, y.shape).reshape(-1)
+        stacked = {
+            name: np.where(pred == y, columns, n_labels + columns).reshape(-1)
+            for name, pred in zip(names, preds, strict=True)
+        }
+        role_metric, reported = "recall", chosen
+        # Each row of the table is one label's own test, not classes pooled.
+        role = first._role._replace(pooled=False)
+    else:
         role_metric, bit = _STACKED[metric]
         offsets = 2 * np.arange(n_labels)
-        records = np.arange(n_rows) if groups is None else groups
+        truth = (offsets + y).reshape(-1)
         stacked = {
             name: (offsets + pred).reshape(-1) for name, pred in zip(names, preds, strict=True)
         }
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UndefinedStatisticWarning)
-            data = _compare(
-                (offsets + y).reshape(-1),
-                stacked,
-                names[0],
-                np.repeat(records, n_labels),
-                (2 * chosen + bit).tolist(),
-                confidence_level,
-                "closed-form",
-                role_metric,
-                stacklevel,
-                cov_type,
-            )._data
+        reported, role = 2 * chosen + bit, first._role
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedStatisticWarning)
+        data = _compare(
+            truth,
+            stacked,
+            names[0],
+            records,
+            reported.tolist(),
+            confidence_level,
+            "closed-form",
+            role_metric,
+            stacklevel,
+            cov_type,
+        )._data
     return PairedComparison(
         statistics,
         omnibus,
         classes=chosen,
         classifiers=first.classifiers,
-        role=first._role,
+        role=role,
         confidence_level=first.confidence_level,
         engine=first.engine,
         n_rows=first.n_rows,
