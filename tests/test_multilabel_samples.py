@@ -218,3 +218,74 @@ def test_inputs_are_not_modified():
     np.testing.assert_array_equal(y, y_copy)
     for k in preds:
         np.testing.assert_array_equal(preds[k], copies[k])
+
+
+def test_row_order_does_not_matter():
+    y, preds = _data(n=200)
+    order = np.random.default_rng(9).permutation(200)
+    cols = ["f1", "diff", "diff_se", "diff_pvalue"]
+    for method in ("delta", "bootstrap"):
+        kwargs = {"metric": "f1", "average": "samples", "method": method, "n_resamples": 200}
+        base = compare_metric(y, preds, random_state=0, **kwargs).table
+        shuffled = compare_metric(
+            y[order], {k: v[order] for k, v in preds.items()}, random_state=0, **kwargs
+        ).table
+        np.testing.assert_allclose(shuffled[cols], base[cols], rtol=1e-12)
+
+
+def _simulated(rng, n, n_labels=5, quality=(0.85, 0.85)):
+    """Records whose labels and classifiers share a difficulty (correlated errors)."""
+    y = (rng.random((n, n_labels)) < 0.35).astype(np.uint8)
+    y[:, 0] = 1
+    hard = rng.random(n) < 0.3
+    preds = {}
+    for name, q in zip("ab", quality, strict=True):
+        right = np.where(hard, q - 0.25, q)[:, None]
+        pred = np.where(rng.random((n, n_labels)) < right, y, 1 - y)
+        pred[:, 0] = 1
+        preds[name] = pred
+    return y, preds
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method, n_reps", [("delta", 4000), ("bootstrap", 1500)])
+def test_size_under_exchangeable_classifiers(method, n_reps):
+    # Equal quality: a and b are exchangeable, so their samples F1 is equal.
+    rng = np.random.default_rng(41)
+    rejected = 0
+    for i in range(n_reps):
+        y, preds = _simulated(rng, 1000)
+        table = compare_metric(
+            y,
+            preds,
+            metric="f1",
+            average="samples",
+            method=method,
+            n_resamples=199,
+            random_state=i,
+        ).table
+        rejected += table.loc[0, "diff_pvalue"] < 0.05
+    assert 0.035 <= rejected / n_reps <= 0.065
+
+
+@pytest.mark.slow
+def test_coverage_and_power():
+    rng = np.random.default_rng(12)
+    y, preds = _simulated(rng, 1_000_000, quality=(0.85, 0.8))
+    # The difference of the population's means, up to an error of ~4e-4.
+    truth = compare_metric(y, preds, metric="f1", average="samples").table.loc[0, "diff"]
+    covered, n_reps = 0, 2000
+    for _ in range(n_reps):
+        y, preds = _simulated(rng, 1000, quality=(0.85, 0.8))
+        row = compare_metric(y, preds, metric="f1", average="samples").table.loc[0]
+        covered += row["diff_ci_low"] <= truth <= row["diff_ci_high"]
+    assert 0.935 <= covered / n_reps <= 0.965
+    power = []
+    for shift in (0.0, 0.01, 0.03):
+        hits = 0
+        for _ in range(300):
+            y, preds = _simulated(rng, 1000, quality=(0.85, 0.85 - shift))
+            table = compare_metric(y, preds, metric="f1", average="samples").table
+            hits += table.loc[0, "diff_pvalue"] < 0.05
+        power.append(hits / 300)
+    assert power[0] < power[1] < power[2]
