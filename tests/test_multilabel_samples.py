@@ -181,6 +181,28 @@ def test_an_undefined_row_makes_the_average_nan_with_one_warning(metric, empty):
     assert np.isnan(table.loc[0, "diff_se"]) and np.isnan(table.loc[0, "diff_pvalue"])
 
 
+def test_an_undefined_average_has_no_bootstrap_interval():
+    # Resamples that miss the undefined row are defined; the estimate is not.
+    y, preds = _data(n=60)
+    preds["b"][7] = 0
+    with pytest.warns(UndefinedStatisticWarning):
+        table = compare_metric(
+            y,
+            preds,
+            metric="precision",
+            average="samples",
+            method="bootstrap",
+            n_resamples=200,
+            random_state=0,
+        ).table
+    row = table.loc[0]
+    for column in ["precision", "precision_ci_low", "precision_ci_high", "diff", "diff_se"]:
+        assert np.isnan(row[column])
+    for column in ["diff_ci_low", "diff_ci_high", "diff_pvalue", "diff_bca_low"]:
+        assert np.isnan(row[column])
+    assert np.isfinite(row["precision_reference_ci_low"])
+
+
 def test_defined_rows_give_no_warning():
     y, preds = _data(n=60)
     with warnings.catch_warnings():

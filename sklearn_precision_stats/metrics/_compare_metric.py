@@ -487,6 +487,12 @@ def compare_cells(
         pvalue = bootstrap_pvalue(rdiff, diff)
         dci = percentile_interval(rdiff, confidence_level)
         ci = percentile_interval(np.moveaxis(reps, 2, 1), confidence_level)
+        # Resamples may leave out what makes an estimate undefined (a row
+        # with no samples value): an undefined estimate has no interval.
+        defined, est_defined = np.isfinite(diff), np.isfinite(est)
+        diff_se = np.where(defined, diff_se, np.nan)
+        dci = (np.where(defined, dci[0], np.nan), np.where(defined, dci[1], np.nan))
+        ci = (np.where(est_defined, ci[0], np.nan), np.where(est_defined, ci[1], np.nan))
         accel = acceleration(np.moveaxis(diffs_if, 2, 1), weights)  # (R, C-1)
         extra["diff_bca_low"], extra["diff_bca_high"] = bca_interval(
             rdiff, diff, accel, confidence_level
