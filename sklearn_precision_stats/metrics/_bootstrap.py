@@ -18,7 +18,8 @@ from ._definitions import MeasureSpec
 
 __all__ = []
 
-# Replicates are drawn in chunks of at most this many (replicate, unit) draws.
+# Replicates are drawn in chunks of at most this many floats of draws and
+# confusion counts (32 MB), whatever the units and classes.
 _CHUNK_DRAWS = 2**22
 
 
@@ -30,7 +31,7 @@ def bootstrap_replicates(
     pvals = units.weights / units.weights.sum()
     n_out = specs[0].n_outputs
     out = np.empty((n_resamples, n_clf, n_out))
-    chunk = max(1, _CHUNK_DRAWS // len(pvals))
+    chunk = max(1, _CHUNK_DRAWS // (len(pvals) + 2 * int(np.prod(units.shape))))
     for start in range(0, n_resamples, chunk):
         size = min(chunk, n_resamples - start)
         draws = rng.multinomial(units.n_draws, pvals, size=size).astype(float)

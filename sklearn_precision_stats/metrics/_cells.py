@@ -84,6 +84,14 @@ class Units:
             sums = sums @ self.lift.T
         return sums.reshape(*sums.shape[:-1], *self.shape)
 
+    def local_map(self, c: int) -> tuple[np.ndarray, sparse.csr_array]:
+        """The cells classifier `c`'s units add to, and its map restricted to them ``(V, S)``."""
+        full = self.maps[c]
+        cells, local = np.unique(full.indices, return_inverse=True)
+        return cells, sparse.csr_array(
+            (full.data, local.reshape(-1), full.indptr), shape=(full.shape[0], len(cells))
+        )
+
     def map_gradient(self, grad: np.ndarray) -> np.ndarray:
         """A gradient in the cells ``(R, *shape)`` as one in the maps' space ``(R, D)``."""
         flat = grad.reshape(grad.shape[0], -1)

@@ -17,7 +17,6 @@ from ..utils._random_state import check_random_state_any
 from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions, validate_params
 from ..utils._validation import _check_aligned_indexes, _check_groups, _check_predictions
 from ._bootstrap import (
-    acceleration,
     bca_interval,
     bootstrap_pvalue,
     bootstrap_replicates,
@@ -25,7 +24,7 @@ from ._bootstrap import (
 )
 from ._cells import Units, tabulate, tabulate_multilabel, tabulate_samples, units_from_counts
 from ._definitions import NAMED, PER_CLASS, SAMPLES, WHOLE_MATRIX, MeasureSpec
-from ._delta import delta_covariance, delta_variance, unit_influence
+from ._delta import delta_moments
 from ._multilabel import check_multilabel, is_indicator_matrix
 
 __all__ = ["compare_metric"]
@@ -442,25 +441,15 @@ def compare_cells(
     specs = spec if isinstance(spec, list) else [spec] * n_clf
     z = special.ndtri(0.5 + confidence_level / 2)
     messages = []
-    estimates, influence = [], []
     for c in range(n_clf):
-        confusion = units.confusion(c)
-        values, unit_if = unit_influence(specs[c], units, c)
-        estimates.append(values)
-        influence.append(unit_if)
         for label, reason in zip(
-            classes.tolist(), specs[c].undefined_reasons(confusion), strict=True
+            classes.tolist(), specs[c].undefined_reasons(units.confusion(c)), strict=True
         ):
             if reason is not None:
                 messages.append(f"{measure} of class {label!r} for {names[c]!r} is NaN: {reason}")
-    est = np.stack(estimates, axis=1)  # (R, C)
-    weights = units.weights
-    inf = np.stack(influence, axis=1)  # (V, C, R)
-    diffs_if = inf[:, 1:] - inf[:, :1]
+    # est (R, C), est_se (R, C), cov (R, C-1, C-1), accel (R, C-1)
+    est, est_se, cov, accel = delta_moments(specs, units, accelerate=method == "bootstrap")
     diff = est[:, 1:] - est[:, :1]
-    est_se = np.sqrt(delta_variance(inf.reshape(len(weights), -1), weights, units.n_rows))
-    est_se = est_se.reshape(n_clf, -1).T
-    cov = delta_covariance(diffs_if, weights, units.n_rows)  # (R, C-1, C-1)
     extra: dict[str, np.ndarray] = {}
     replicates = None
     if method == "delta":
@@ -472,7 +461,7 @@ def compare_cells(
         dci = (diff - z * diff_se, diff + z * diff_se)
         omni_cov = cov
     else:
-        assert rng is not None
+        assert rng is not None and accel is not None
         reps = bootstrap_replicates(specs, units, n_resamples, rng)  # (B, C, R)
         rdiff = reps[:, 1:] - reps[:, :1]  # (B, C-1, R)
         rdiff = np.moveaxis(rdiff, 2, 1)  # (B, R, C-1)
@@ -493,7 +482,6 @@ def compare_cells(
         diff_se = np.where(defined, diff_se, np.nan)
         dci = (np.where(defined, dci[0], np.nan), np.where(defined, dci[1], np.nan))
         ci = (np.where(est_defined, ci[0], np.nan), np.where(est_defined, ci[1], np.nan))
-        accel = acceleration(np.moveaxis(diffs_if, 2, 1), weights)  # (R, C-1)
         extra["diff_bca_low"], extra["diff_bca_high"] = bca_interval(
             rdiff, diff, accel, confidence_level
         )

@@ -15,7 +15,7 @@ their ``"samples"`` average is the mean of the rows' values, a function of
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -146,15 +146,19 @@ def _undefined_reasons(counts: np.ndarray, ratios: list[Ratio]) -> list[str | No
     return reasons
 
 
-def _class_cell_gradient(partials: np.ndarray, k: np.ndarray, n_values: int) -> np.ndarray:
-    """d value / d cell for one-vs-rest classes `k`, from (TP, FP, FN, TN) partials.
+def _class_gradient_at(
+    partials: np.ndarray, k: np.ndarray, cells: np.ndarray, n_values: int
+) -> np.ndarray:
+    """d value / d cell for one-vs-rest classes `k`, at the flat `cells` of a K x K matrix.
 
-    ``partials`` has shape ``(R, 4)``; returns ``(R, K, K)``.
+    ``partials`` has shape ``(R, 4)``; returns ``(R, S)``. A cell counts
+    towards class k's TN, except on row k (FN), column k (FP) and their
+    crossing (TP), so nothing of size K^3 is needed.
     """
-    g_tp, g_fp, g_fn, g_tn = (partials[:, i][:, None, None] for i in range(4))
-    eye = np.arange(n_values)
-    is_t = (eye[None, :, None] == k[:, None, None]).astype(float)  # t == k
-    is_p = (eye[None, None, :] == k[:, None, None]).astype(float)  # p == k
+    t, p = np.divmod(np.asarray(cells, dtype=np.intp), n_values)
+    g_tp, g_fp, g_fn, g_tn = (partials[:, i][:, None] for i in range(4))
+    is_t = (t[None, :] == k[:, None]).astype(float)
+    is_p = (p[None, :] == k[:, None]).astype(float)
     return (
         g_tn
         + (g_fp - g_tn) * is_p
@@ -163,12 +167,35 @@ def _class_cell_gradient(partials: np.ndarray, k: np.ndarray, n_values: int) -> 
     )
 
 
-def _multilabel_cell_gradient(partials: np.ndarray, k: np.ndarray, n_labels: int) -> np.ndarray:
-    """d value / d cell of labels `k` from (TP, FP, FN, TN) partials: ``(R, L, 2, 2)``."""
-    grad = np.zeros((len(k), n_labels, 2, 2))
-    rows = np.arange(len(k))
-    for i, (t, p) in enumerate(((1, 1), (0, 1), (1, 0), (0, 0))):
-        grad[rows, k, t, p] = partials[:, i]
+# The count (TP, FP, FN, TN) that cell ``2 * truth + prediction`` of a 2 x 2 table adds to.
+_LABEL_CELL_COUNT = np.array([_TN, _FP, _FN, _TP])
+
+
+def _label_gradient_at(partials: np.ndarray, k: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """d value / d cell of labels `k` at the flat `cells` of ``(L, 2, 2)`` tables: ``(R, S)``."""
+    label, pos = np.divmod(np.asarray(cells, dtype=np.intp), 4)
+    return np.where(label[None, :] == k[:, None], partials[:, _LABEL_CELL_COUNT[pos]], 0.0)
+
+
+def _class_gradient_sum(
+    partials: np.ndarray, k: np.ndarray, w: np.ndarray, n_values: int, multilabel: bool
+) -> np.ndarray:
+    """``sum_j w_j d value_j / d cell`` over classes (labels) `k`: ``(K, K)`` or ``(L, 2, 2)``.
+
+    In O(K^2): the TN partials everywhere, then rows, columns and diagonal
+    cells of the classes.
+    """
+    g = w[:, None] * partials
+    if multilabel:
+        grad = np.zeros((n_values, 2, 2))
+        for i, (t, p) in enumerate(((1, 1), (0, 1), (1, 0), (0, 0))):
+            grad[k, t, p] = g[:, i]
+        return grad
+    g_tp, g_fp, g_fn, g_tn = (g[:, i] for i in range(4))
+    grad = np.full((n_values, n_values), g_tn.sum())
+    grad[:, k] += g_fp - g_tn
+    grad[k, :] += (g_fn - g_tn)[:, None]
+    grad[k, k] += g_tp - g_fp - g_fn + g_tn
     return grad
 
 
@@ -215,10 +242,14 @@ class MeasureSpec:
     def _counts(self, confusion: np.ndarray) -> np.ndarray:
         return class_counts(confusion, self.multilabel)
 
-    def _cell_gradient(self, partials: np.ndarray, k: np.ndarray) -> np.ndarray:
-        if self.multilabel:
-            return _multilabel_cell_gradient(partials, k, self.n_values)
-        return _class_cell_gradient(partials, k, self.n_values)
+    def _gradient_sum(self, partials: np.ndarray, k: np.ndarray, w: np.ndarray) -> np.ndarray:
+        return _class_gradient_sum(partials, k, w, self.n_values, self.multilabel)
+
+    def outputs(self, rows: slice) -> MeasureSpec:
+        """The same measure reporting only the outputs `rows` (per-class values)."""
+        if self.n_outputs == 1:
+            return self
+        return replace(self, class_codes=self.class_codes[rows])
 
     @property
     def n_outputs(self) -> int:
@@ -289,57 +320,75 @@ class MeasureSpec:
 
     def gradient(self, confusion: np.ndarray) -> np.ndarray:
         """d values / d counts of one confusion matrix: ``(R, *confusion.shape)``."""
+        n_out = self.n_outputs
+        if self.func is not None or (self.metric in PER_CLASS and self.average in (None, "binary")):
+            every = np.arange(confusion.size)
+            return self.gradient_at(confusion, every).reshape(n_out, *confusion.shape)
         if self.average == "samples":
             total, rows = confusion[_SUM], confusion[_ROWS]
             grad = np.array([1.0 / rows, 0.0, -total / rows**2])
             return np.where(np.isfinite(self.values(confusion)), grad, np.nan)[None]
-        if self.func is not None:
-            return self._numerical_gradient(confusion)
         if self.metric in WHOLE_MATRIX:
             return _whole_matrix_gradient(self, confusion)[None]
-        ratios, _ = _ratios(self.metric, self.beta)
+        ratios, const = _ratios(self.metric, self.beta)
         counts = self._counts(confusion)
         k_all = self.class_codes
-        if self.average in (None, "binary"):
-            k = self._reported()
-            return self._cell_gradient(_per_class_partials(counts[k], ratios), k)
         if self.average == "micro":
             partials = _per_class_partials(counts[k_all].sum(axis=0), ratios)
             return np.tensordot(
                 partials, _micro_cell_maps(k_all, self.n_values, self.multilabel), axes=1
             )[None]
-        grads = self._cell_gradient(_per_class_partials(counts[k_all], ratios), k_all)
+        partials = _per_class_partials(counts[k_all], ratios)
         if self.average == "macro":
-            return grads.mean(axis=0)[None]
-        values = _per_class_value(counts[k_all], ratios, _ratios(self.metric, self.beta)[1])
+            return self._gradient_sum(partials, k_all, np.full(len(k_all), 1 / len(k_all)))[None]
+        values = _per_class_value(counts[k_all], ratios, const)
         support = counts[k_all, _TP] + counts[k_all, _FN]
         total = support.sum()
         w = support / total
         values = np.where(support > 0, values, 0.0)
-        mask = (support > 0).reshape((-1,) + (1,) * (grads.ndim - 1))
-        grads = np.where(mask, grads, 0.0)
+        partials = np.where((support > 0)[:, None], partials, 0.0)
         value = (w * values).sum()
+        grad = self._gradient_sum(partials, k_all, w)
         # d support_k / d cell = [the cell's truth is class k] (label k's
         # positive rows for multilabel).
-        ds = np.zeros(grads.shape)
         if self.multilabel:
-            ds[np.arange(len(k_all)), k_all, 1, :] = 1.0
+            grad[k_all, 1, :] += ((values - value) / total)[:, None]
         else:
-            ds[np.arange(len(k_all)), k_all, :] = 1.0
-        grad = np.tensordot(w, grads, axes=1) + np.tensordot(values - value, ds, axes=1) / total
+            grad[k_all, :] += ((values - value) / total)[:, None]
         return grad[None]
 
-    def _numerical_gradient(self, confusion: np.ndarray) -> np.ndarray:
-        """Central differences in the counts (step ~ eps^(1/3) of the total)."""
-        k = self.n_values
+    def gradient_at(self, confusion: np.ndarray, cells: np.ndarray) -> np.ndarray:
+        """d values / d counts at the flat indices `cells` of one confusion matrix: ``(R, S)``.
+
+        Influence values need the gradient only at the cells that rows
+        fall in, so per-class values never build ``R x K x K`` arrays.
+        """
+        if self.func is not None:
+            return self._numerical_gradient(confusion, cells)
+        if self.metric in PER_CLASS and self.average in (None, "binary"):
+            ratios, _ = _ratios(self.metric, self.beta)
+            k = self._reported()
+            partials = _per_class_partials(self._counts(confusion)[k], ratios)
+            if self.multilabel:
+                return _label_gradient_at(partials, k, cells)
+            return _class_gradient_at(partials, k, cells, self.n_values)
+        return self.gradient(confusion).reshape(self.n_outputs, -1)[:, cells]
+
+    def _numerical_gradient(self, confusion: np.ndarray, cells: np.ndarray) -> np.ndarray:
+        """Central differences in the counts of `cells` (step ~ eps^(1/3) of the total).
+
+        Two calls of the callable per cell: ``2 S`` calls for the ``S``
+        cells that rows fall in (at most K^2), each of O(K^2) or more, and
+        ``R x S`` floats.
+        """
         step = 6e-6 * max(float(confusion.sum()), 1.0)
-        grad = np.empty((self.n_outputs, k, k))
-        for t in range(k):
-            for p in range(k):
-                up, down = confusion.copy(), confusion.copy()
-                up[t, p] += step
-                down[t, p] -= step
-                grad[:, t, p] = (self.values(up) - self.values(down)) / (2 * step)
+        grad = np.empty((self.n_outputs, len(cells)))
+        for j, cell in enumerate(np.asarray(cells).tolist()):
+            index = np.unravel_index(cell, confusion.shape)
+            up, down = confusion.copy(), confusion.copy()
+            up[index] += step
+            down[index] -= step
+            grad[:, j] = (self.values(up) - self.values(down)) / (2 * step)
         return grad
 
     # Undefined values ------------------------------------------------------

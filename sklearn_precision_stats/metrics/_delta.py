@@ -13,24 +13,87 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._bootstrap import acceleration
 from ._cells import Units
 from ._definitions import MeasureSpec
 
 __all__ = []
 
 
-def unit_influence(spec: MeasureSpec, units: Units, c: int) -> tuple[np.ndarray, np.ndarray]:
+# Floats that one block of outputs may hold in gradients and influence sums
+# (32 MB), so that K per-class values of K classes never need K^3 or
+# units x K floats at once.
+_BLOCK_FLOATS = 2**22
+
+
+def unit_influence(
+    spec: MeasureSpec, units: Units, c: int, confusion: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Values ``(R,)`` of classifier `c` and the influence sums of its units ``(V, R)``."""
-    confusion = units.confusion(c)
+    if confusion is None:
+        confusion = units.confusion(c)
     values = spec.values(confusion)
-    # Gradient in the proportions P = counts / n of each table's rows.
-    grad = spec.gradient(confusion) * units.n_rows
-    proportions = confusion / units.n_rows
-    n_out = grad.shape[0]
-    center = (grad * proportions).reshape(n_out, -1).sum(axis=1)
-    influence = units.maps[c] @ units.map_gradient(grad).T
-    influence = np.asarray(influence) - units.unit_rows[:, None] * center
+    if units.lift is not None:
+        # Gradient in the proportions P = counts / n of each table's rows.
+        grad = spec.gradient(confusion) * units.n_rows
+        proportions = confusion / units.n_rows
+        n_out = grad.shape[0]
+        center = (grad * proportions).reshape(n_out, -1).sum(axis=1)
+        influence = units.maps[c] @ units.map_gradient(grad).T
+        return values, np.asarray(influence) - units.unit_rows[:, None] * center
+    # Only the cells that the units add to carry rows (and proportions): the
+    # gradient is needed there alone.
+    cells, local = units.local_map(c)
+    grad = spec.gradient_at(confusion, cells) * units.n_rows
+    proportions = confusion.reshape(-1)[cells] / units.n_rows
+    center = (grad * proportions).sum(axis=1)
+    influence = np.asarray(local @ grad.T) - units.unit_rows[:, None] * center
     return values, influence
+
+
+def output_blocks(n_outputs: int, units: Units, n_clf: int) -> list[slice]:
+    """Blocks of outputs whose gradients and influence sums fit in the budget."""
+    per_output = (4 * n_clf + 2) * len(units.weights)
+    if units.lift is not None:
+        per_output += n_clf * int(np.prod(units.shape))
+    size = max(1, _BLOCK_FLOATS // max(per_output, 1))
+    return [slice(s, min(s + size, n_outputs)) for s in range(0, n_outputs, size)]
+
+
+def delta_moments(
+    specs: list[MeasureSpec], units: Units, accelerate: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Every classifier's values and the delta method's moments, block by block of outputs.
+
+    Returns the values ``(R, C)``, their standard errors ``(R, C)``, the
+    covariances of the differences from the reference ``(R, C-1, C-1)`` and,
+    with `accelerate`, the BCa acceleration of the differences ``(R, C-1)``.
+    Memory is bounded by the units and the cells, whatever the number of
+    outputs (classes).
+    """
+    n_clf, weights = len(specs), units.weights
+    confusions = [units.confusion(c) for c in range(n_clf)]
+    est, se, cov, accel = [], [], [], []
+    for rows in output_blocks(specs[0].n_outputs, units, n_clf):
+        parts = [
+            unit_influence(specs[c].outputs(rows), units, c, confusions[c]) for c in range(n_clf)
+        ]
+        values, influence = zip(*parts, strict=True)
+        inf = np.stack(influence, axis=1)  # (V, C, R)
+        est.append(np.stack(values, axis=1))
+        var = delta_variance(inf.reshape(len(weights), -1), weights, units.n_rows)
+        se.append(np.sqrt(var).reshape(n_clf, -1).T)
+        diffs_if = inf[:, 1:] - inf[:, :1]
+        del inf
+        cov.append(delta_covariance(diffs_if, weights, units.n_rows))
+        if accelerate:
+            accel.append(acceleration(np.moveaxis(diffs_if, 2, 1), weights))
+    return (
+        np.concatenate(est),
+        np.concatenate(se),
+        np.concatenate(cov),
+        np.concatenate(accel) if accelerate else None,
+    )
 
 
 def delta_covariance(differences: np.ndarray, weights: np.ndarray, n_rows: int) -> np.ndarray:
