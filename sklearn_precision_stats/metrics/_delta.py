@@ -11,6 +11,8 @@ influence is the sum over its rows: a row (one per record) or a record
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ._bootstrap import acceleration
@@ -27,9 +29,18 @@ _BLOCK_FLOATS = 2**22
 
 
 def unit_influence(
-    spec: MeasureSpec, units: Units, c: int, confusion: np.ndarray | None = None
+    spec: MeasureSpec,
+    units: Units,
+    c: int,
+    confusion: np.ndarray | None = None,
+    local_map: tuple[np.ndarray, Any] | None = None,
+    grad: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Values ``(R,)`` of classifier `c` and the influence sums of its units ``(V, R)``."""
+    """Values ``(R,)`` of classifier `c` and the influence sums of its units ``(V, R)``.
+
+    `confusion`, `local_map` (:meth:`Units.local_map`) and the gradient at
+    its cells, `grad`, may be passed when already computed.
+    """
     if confusion is None:
         confusion = units.confusion(c)
     values = spec.values(confusion)
@@ -43,8 +54,10 @@ def unit_influence(
         return values, np.asarray(influence) - units.unit_rows[:, None] * center
     # Only the cells that the units add to carry rows (and proportions): the
     # gradient is needed there alone.
-    cells, local = units.local_map(c)
-    grad = spec.gradient_at(confusion, cells) * units.n_rows
+    cells, local = units.local_map(c) if local_map is None else local_map
+    if grad is None:
+        grad = spec.gradient_at(confusion, cells)
+    grad = grad * units.n_rows
     proportions = confusion.reshape(-1)[cells] / units.n_rows
     center = (grad * proportions).sum(axis=1)
     influence = np.asarray(local @ grad.T) - units.unit_rows[:, None] * center
@@ -73,11 +86,32 @@ def delta_moments(
     """
     n_clf, weights = len(specs), units.weights
     confusions = [units.confusion(c) for c in range(n_clf)]
+    local_maps = [None if units.lift is not None else units.local_map(c) for c in range(n_clf)]
+    # A callable's numerical gradient costs two calls per cell: taken once for
+    # every output (R x cells floats), then sliced by block.
+    grads: list[np.ndarray | None] = []
+    for c in range(n_clf):
+        local = local_maps[c]
+        grads.append(
+            specs[c].gradient_at(confusions[c], local[0])
+            if specs[c].func is not None and local is not None
+            else None
+        )
     est, se, cov, accel = [], [], [], []
     for rows in output_blocks(specs[0].n_outputs, units, n_clf):
-        parts = [
-            unit_influence(specs[c].outputs(rows), units, c, confusions[c]) for c in range(n_clf)
-        ]
+        parts = []
+        for c in range(n_clf):
+            grad = grads[c]
+            parts.append(
+                unit_influence(
+                    specs[c].outputs(rows),
+                    units,
+                    c,
+                    confusions[c],
+                    local_maps[c],
+                    None if grad is None else grad[rows],
+                )
+            )
         values, influence = zip(*parts, strict=True)
         inf = np.stack(influence, axis=1)  # (V, C, R)
         est.append(np.stack(values, axis=1))
