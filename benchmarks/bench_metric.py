@@ -12,13 +12,20 @@
   cells (target: at most 2x), at 3 and 10 classes. Both the total and
   the replicates alone (the total less the one pass over the rows that
   the delta method also makes) are shown.
+* Many classes: per-class F1 (``average=None``) and macro-F1 at 10^5
+  rows and K = 100 and 1000 classes, time and peak traced memory
+  (:mod:`tracemalloc`), against :func:`compare_precision` on the same
+  arrays. Memory must stay in proportion to the units and the K^2 cells
+  (tens of MB), never K^3 (8 GB at K = 1000) or units x K.
 
 Run with ``python benchmarks/bench_metric.py`` (``--small`` divides every
-size by 100 for a quick check).
+size by 100 for a quick check; ``--many-classes`` runs the many-classes
+cases alone).
 """
 
 import sys
 import time
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -103,7 +110,44 @@ def main(scale=1):
     print(f"{'case':<45} {'time (s)':>9} {'baseline':<20} {'time (s)':>9} {'ratio':>6}")
     for case, t, base, tb in rows:
         print(f"{case:<45} {t:9.3f} {base:<20} {tb:9.3f} {t / tb:6.2f}")
+    many_classes(scale)
+
+
+def traced(func):
+    """Seconds and peak traced memory (MB) of one call."""
+    tracemalloc.start()
+    start = time.perf_counter()
+    func()
+    seconds = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    return seconds, peak
+
+
+def many_classes(scale=1):
+    n = max(10**5 // scale, 10**4)
+    print(f"\nmany classes, {n:.0e} rows, 2 classifiers")
+    print(f"{'case':<30} {'time (s)':>9} {'peak (MB)':>10} {'precision (s)':>14} {'ratio':>7}")
+    for k in (100, 1000):
+        rng = np.random.default_rng(k)
+        y = rng.integers(0, k, n)
+        preds = {
+            "a": np.where(rng.random(n) < 0.8, y, rng.integers(0, k, n)),
+            "b": np.where(rng.random(n) < 0.75, y, rng.integers(0, k, n)),
+        }
+        t_prec = best_of(3, lambda y=y, preds=preds: compare_precision(y, preds))
+        for average in (None, "macro"):
+            seconds, peak = traced(
+                lambda y=y, preds=preds, average=average: compare_metric(
+                    y, preds, metric="f1", average=average
+                )
+            )
+            case = f"F1 average={average}, K={k}"
+            print(f"{case:<30} {seconds:9.3f} {peak:10.1f} {t_prec:14.3f} {seconds / t_prec:7.1f}")
 
 
 if __name__ == "__main__":
-    main(100 if "--small" in sys.argv else 1)
+    if "--many-classes" in sys.argv:
+        many_classes(100 if "--small" in sys.argv else 1)
+    else:
+        main(100 if "--small" in sys.argv else 1)
