@@ -126,3 +126,22 @@ def test_many_classes_blocks_match_one_block():
     np.testing.assert_array_equal(
         blocked.omnibus.select_dtypes("number"), whole.omnibus.select_dtypes("number")
     )
+
+
+def test_clustered_counts_with_many_classes_equal_the_arrays():
+    """Clustered ComparisonCounts keep margins only; lifted, they give the arrays' numbers."""
+    from sklearn_precision_stats import ComparisonCounts
+
+    n, k = 30_000, 200
+    y, a, b = _many_classes(n, k, seed=4)
+    groups = np.random.default_rng(5).integers(0, n // 3, n)
+    preds = {"a": a, "b": b}
+    counts = ComparisonCounts.from_arrays(y, preds, groups=groups)
+    for metric in ("f1", "accuracy", "mcc"):
+        from_counts, peak = _peak(lambda metric=metric: compare_metric(counts, metric=metric))
+        assert peak < 200 * _MB, f"peak {peak / _MB:.0f} MB"
+        from_arrays = compare_metric(y, preds, groups=groups, metric=metric)
+        for column in ("diff", "diff_se", "diff_pvalue"):
+            np.testing.assert_allclose(
+                from_counts.table[column], from_arrays.table[column], rtol=1e-9, atol=1e-12
+            )

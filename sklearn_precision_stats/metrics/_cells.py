@@ -48,12 +48,14 @@ class Units:
     n_draws : int
         Units drawn per bootstrap resample (rows or records).
     n_rows, n_records : int
-    lift : ndarray of shape (K * K, 3 * K) or None
+    lift : ndarray of shape (3 * K, 3 * K) or None
         When the maps give each unit's (diagonal, row sums, column sums) of
         the confusion matrix rather than its cells (clustered counts keep
-        no more), a linear map to a confusion matrix with those margins and
-        diagonal; every measure that depends on no more gets its value and
-        gradient through it.
+        no more), ``pinv(A A')`` for the map ``A`` of cells to those sums:
+        ``pinv(A) = A' pinv(A A')`` lifts them to a confusion matrix with
+        those margins and diagonal, and every measure that depends on no
+        more gets its value and gradient through it (in O(K^2), never a
+        K^2 x 3K matrix).
     """
 
     values: np.ndarray
@@ -81,7 +83,14 @@ class Units:
     def to_confusion(self, sums: np.ndarray) -> np.ndarray:
         """Confusion counts ``(..., *shape)`` from sums of unit maps ``(..., D)``."""
         if self.lift is not None:
-            sums = sums @ self.lift.T
+            # A' y: y's diagonal part on the diagonal, its row and column parts
+            # on every cell of the row and column.
+            k = self.shape[0]
+            y = sums @ self.lift
+            matrix = y[..., k : 2 * k, None] + y[..., None, 2 * k :]
+            diag = np.diagonal(matrix, axis1=-2, axis2=-1)
+            np.einsum("...ii->...i", matrix)[...] = diag + y[..., :k]
+            return matrix
         return sums.reshape(*sums.shape[:-1], *self.shape)
 
     def local_map(self, c: int) -> tuple[np.ndarray, sparse.csr_array]:
@@ -94,8 +103,11 @@ class Units:
 
     def map_gradient(self, grad: np.ndarray) -> np.ndarray:
         """A gradient in the cells ``(R, *shape)`` as one in the maps' space ``(R, D)``."""
-        flat = grad.reshape(grad.shape[0], -1)
-        return flat if self.lift is None else flat @ self.lift
+        if self.lift is None:
+            return grad.reshape(grad.shape[0], -1)
+        # (A grad) pinv(A A'): the gradient's diagonal, row and column sums.
+        margins = [np.diagonal(grad, axis1=-2, axis2=-1), grad.sum(axis=-1), grad.sum(axis=-2)]
+        return np.concatenate(margins, axis=-1) @ self.lift
 
 
 def _compact(codes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -180,16 +192,16 @@ def _from_table(table: np.ndarray, values: np.ndarray, n_rows: int) -> Units:
 
 
 def _margin_lift(k: int) -> np.ndarray:
-    """The pseudo-inverse of cells -> (diagonal, row sums, column sums).
+    """``pinv(A A')`` for ``A``: cells -> (diagonal, row sums, column sums), ``(3K, 3K)``.
 
-    For margins of a real confusion matrix it returns a matrix with those
-    margins and diagonal (not necessarily that matrix, nor non-negative).
+    ``pinv(A) = A' pinv(A A')`` maps margins of a real confusion matrix to
+    a matrix with those margins and diagonal (not necessarily that matrix,
+    nor non-negative). ``A A'`` has a closed form: a diagonal cell is in
+    its row and its column, a row meets each column in one cell.
     """
-    eye = np.eye(k)
-    cells = np.arange(k * k)
-    t, p = cells // k, cells % k
-    a = np.concatenate([(t == p) * eye[t].T, eye[t].T, eye[p].T])  # (3K, K^2)
-    return np.linalg.pinv(a)
+    eye, ones = np.eye(k), np.ones((k, k))
+    gram = np.block([[eye, eye, eye], [eye, k * eye, ones], [eye, ones, k * eye]])
+    return np.linalg.pinv(gram, hermitian=True)
 
 
 def units_from_counts(counts: Any, names: list[str]) -> Units:
