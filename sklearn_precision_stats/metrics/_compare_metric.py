@@ -101,7 +101,10 @@ def compare_metric(
         classifier. A callable maps a K x K confusion matrix of counts
         (floats; rows truth, columns predictions, classes in sorted order)
         to a float or to a length-K array of per-class values; its gradient
-        is taken by central differences.
+        is taken by central differences: two calls per occupied cell of the
+        classifier's confusion matrix (up to ``2 K^2`` calls, each on a
+        K x K matrix, so minutes for hundreds of classes) and
+        ``outputs x cells`` floats.
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default=None
         As in scikit-learn, for the per-class measures: None gives one row
         per class (per label for multilabel inputs); ``"binary"`` the row
@@ -178,6 +181,13 @@ def compare_metric(
     row's influence is ``v_i - mean`` and the variance of a difference is
     ``sum_i (d_i - mean(d))^2 / n^2`` over the rows' differences ``d_i``
     (with `groups`, over records, each the sum of its rows' influences).
+
+    Memory is in proportion to the units (cells or record patterns) and the
+    K x K confusion cells, whatever the number of classes: gradients are
+    taken only at the cells that rows fall in, per-class outputs are
+    processed in blocks of a fixed budget (32 MB), and so are bootstrap
+    replicates. A bootstrap replicate still evaluates K x K confusion
+    matrices, so at 1,000 classes 10^4 replicates take minutes.
 
     The bootstrap draws the joint cells' counts from a multinomial (the
     distinct per-record patterns of cells with `groups`), so a replicate
