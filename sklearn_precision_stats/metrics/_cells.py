@@ -94,8 +94,14 @@ class Units:
         return sums.reshape(*sums.shape[:-1], *self.shape)
 
     def local_map(self, c: int) -> tuple[np.ndarray, sparse.csr_array]:
-        """The cells classifier `c`'s units add to, and its map restricted to them ``(V, S)``."""
+        """The cells classifier `c`'s units add to, and its map restricted to them ``(V, S)``.
+
+        Every cell when the units' entries outnumber the cells (multilabel
+        records, which add to all their labels): nothing to gain then.
+        """
         full = self.maps[c]
+        if full.nnz >= full.shape[1]:
+            return np.arange(full.shape[1]), full
         cells, local = np.unique(full.indices, return_inverse=True)
         return cells, sparse.csr_array(
             (full.data, local.reshape(-1), full.indptr), shape=(full.shape[0], len(cells))

@@ -64,9 +64,9 @@ def unit_influence(
     return values, influence
 
 
-def output_blocks(n_outputs: int, units: Units, n_clf: int) -> list[slice]:
-    """Blocks of outputs whose gradients and influence sums fit in the budget."""
-    per_output = (4 * n_clf + 2) * len(units.weights)
+def output_blocks(n_outputs: int, units: Units, n_clf: int, n_cells: int) -> list[slice]:
+    """Blocks of outputs whose gradients (at `n_cells` cells) and influence sums fit the budget."""
+    per_output = (4 * n_clf + 2) * len(units.weights) + n_clf * n_cells
     if units.lift is not None:
         per_output += n_clf * int(np.prod(units.shape))
     size = max(1, _BLOCK_FLOATS // max(per_output, 1))
@@ -98,7 +98,8 @@ def delta_moments(
             else None
         )
     est, se, cov, accel = [], [], [], []
-    for rows in output_blocks(specs[0].n_outputs, units, n_clf):
+    n_cells = max((len(local[0]) for local in local_maps if local is not None), default=0)
+    for rows in output_blocks(specs[0].n_outputs, units, n_clf, n_cells):
         parts = []
         for c in range(n_clf):
             grad = grads[c]
