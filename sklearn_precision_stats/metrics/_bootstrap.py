@@ -11,7 +11,7 @@ matrix follows from the same draws, so the replicates are paired.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
+from scipy import sparse, special
 
 from ._cells import Units
 from ._definitions import MeasureSpec
@@ -31,14 +31,51 @@ def bootstrap_replicates(
     pvals = units.weights / units.weights.sum()
     n_out = specs[0].n_outputs
     out = np.empty((n_resamples, n_clf, n_out))
-    chunk = max(1, _CHUNK_DRAWS // (len(pvals) + 2 * int(np.prod(units.shape))))
+    # Per-class measures need each class's counts alone: O(units + K) per
+    # replicate rather than a K x K matrix.
+    count_maps = [
+        _class_count_map(units, c) if specs[c].from_class_counts and units.lift is None else None
+        for c in range(n_clf)
+    ]
+    width = max(int(np.prod(units.shape)) if m is None else 4 * units.n_values for m in count_maps)
+    chunk = max(1, _CHUNK_DRAWS // (len(pvals) + 2 * width))
     for start in range(0, n_resamples, chunk):
         size = min(chunk, n_resamples - start)
         draws = rng.multinomial(units.n_draws, pvals, size=size).astype(float)
         for c in range(n_clf):
-            confusion = units.to_confusion(np.asarray(units.maps[c].T @ draws.T).T)
-            out[start : start + size, c] = specs[c].values(confusion)
+            count_map = count_maps[c]
+            if count_map is None:
+                confusion = units.to_confusion(np.asarray(units.maps[c].T @ draws.T).T)
+                out[start : start + size, c] = specs[c].values(confusion)
+                continue
+            k = units.n_values
+            sums = np.asarray(count_map.T @ draws.T).T  # (size, 3K + 1)
+            tp, t, p, n = sums[:, :k], sums[:, k : 2 * k], sums[:, 2 * k : 3 * k], sums[:, 3 * k :]
+            counts = np.stack([tp, p - tp, t - tp, n - tp - (p - tp) - (t - tp)], axis=-1)
+            out[start : start + size, c] = specs[c].class_count_values(counts)
     return out
+
+
+def _class_count_map(units: Units, c: int) -> sparse.csr_array:
+    """What each unit adds to the classes' TP, true rows and predicted rows, and to all rows.
+
+    Of shape ``(V, 3K + 1)``, from classifier `c`'s map of units to the
+    cells of its K x K confusion matrix.
+    """
+    full, k = units.maps[c], units.n_values
+    rows = np.repeat(np.arange(full.shape[0]), np.diff(full.indptr))
+    t, p = np.divmod(full.indices.astype(np.intp), k)
+    diag = t == p
+    return sparse.csr_array(
+        (
+            np.concatenate([full.data[diag], full.data, full.data, full.data]),
+            (
+                np.concatenate([rows[diag], rows, rows, rows]),
+                np.concatenate([t[diag], k + t, 2 * k + p, np.full(len(t), 3 * k)]),
+            ),
+        ),
+        shape=(full.shape[0], 3 * k + 1),
+    )
 
 
 def percentile_interval(replicates: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:

@@ -279,8 +279,21 @@ class MeasureSpec:
             return self._callable_values(confusion)
         if self.metric in WHOLE_MATRIX:
             return _whole_matrix_value(self, confusion)[..., None]
+        return self.class_count_values(self._counts(confusion))
+
+    @property
+    def from_class_counts(self) -> bool:
+        """Whether the values depend on the classes' (TP, FP, FN, TN) alone."""
+        return (
+            self.func is None
+            and self.metric in PER_CLASS
+            and self.average != "samples"
+            and not self.multilabel
+        )
+
+    def class_count_values(self, counts: np.ndarray) -> np.ndarray:
+        """Values from the classes' (TP, FP, FN, TN) ``(..., K, 4)``: ``(..., R)``."""
         ratios, const = _ratios(self.metric, self.beta)
-        counts = self._counts(confusion)
         if self.average in (None, "binary"):
             return _per_class_value(counts[..., self._reported(), :], ratios, const)
         chosen = counts[..., self.class_codes, :]
