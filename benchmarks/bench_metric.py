@@ -12,8 +12,9 @@
   cells (target: at most 2x), at 3 and 10 classes. Both the total and
   the replicates alone (the total less the one pass over the rows that
   the delta method also makes) are shown.
-* Many classes: per-class F1 (``average=None``) and macro-F1 at 10^5
-  rows and K = 100 and 1000 classes, time and peak traced memory
+* Many classes: per-class F1 (``average=None``, delta method and 10^3
+  bootstrap replicates) and macro-F1 at 10^5 rows and K = 100 and 1000
+  classes, time and peak traced memory
   (:mod:`tracemalloc`), against :func:`compare_precision` on the same
   arrays. Memory must stay in proportion to the units and the K^2 cells
   (tens of MB), never K^3 (8 GB at K = 1000) or units x K.
@@ -127,7 +128,7 @@ def traced(func):
 def many_classes(scale=1):
     n = max(10**5 // scale, 10**4)
     print(f"\nmany classes, {n:.0e} rows, 2 classifiers")
-    print(f"{'case':<30} {'time (s)':>9} {'peak (MB)':>10} {'precision (s)':>14} {'ratio':>7}")
+    print(f"{'case':<40} {'time (s)':>9} {'peak (MB)':>10} {'precision (s)':>14} {'ratio':>7}")
     for k in (100, 1000):
         rng = np.random.default_rng(k)
         y = rng.integers(0, k, n)
@@ -136,14 +137,14 @@ def many_classes(scale=1):
             "b": np.where(rng.random(n) < 0.75, y, rng.integers(0, k, n)),
         }
         t_prec = best_of(3, lambda y=y, preds=preds: compare_precision(y, preds))
-        for average in (None, "macro"):
+        for average, method in ((None, "delta"), ("macro", "delta"), (None, "bootstrap")):
             seconds, peak = traced(
-                lambda y=y, preds=preds, average=average: compare_metric(
-                    y, preds, metric="f1", average=average
+                lambda y=y, preds=preds, average=average, method=method: compare_metric(
+                    y, preds, metric="f1", average=average, method=method, n_resamples=1000
                 )
             )
-            case = f"F1 average={average}, K={k}"
-            print(f"{case:<30} {seconds:9.3f} {peak:10.1f} {t_prec:14.3f} {seconds / t_prec:7.1f}")
+            case = f"F1 average={average}, K={k}" + (", 1e3 boot" if method == "bootstrap" else "")
+            print(f"{case:<40} {seconds:9.3f} {peak:10.1f} {t_prec:14.3f} {seconds / t_prec:7.1f}")
 
 
 if __name__ == "__main__":
