@@ -105,7 +105,7 @@ def test_many_classes_averages_and_bootstrap_bounded_memory():
     assert boot.replicates["b"].shape == (20, k)
 
 
-def test_many_classes_blocks_match_one_block():
+def test_many_classes_blocks_match_one_block(monkeypatch):
     """Blocks of outputs give the numbers of one block (three classifiers, groups)."""
     from sklearn_precision_stats.metrics import _delta
 
@@ -115,12 +115,8 @@ def test_many_classes_blocks_match_one_block():
     groups = np.arange(n) // 2
     args = (y, {"a": a, "b": b, "c": c})
     whole = compare_metric(*args, metric="f1", groups=groups)
-    budget = _delta._BLOCK_FLOATS
-    _delta._BLOCK_FLOATS = 1  # one output per block
-    try:
-        blocked = compare_metric(*args, metric="f1", groups=groups)
-    finally:
-        _delta._BLOCK_FLOATS = budget
+    monkeypatch.setattr(_delta, "_BLOCK_FLOATS", 1)  # one output per block
+    blocked = compare_metric(*args, metric="f1", groups=groups)
     numeric = whole.table.select_dtypes("number").columns
     np.testing.assert_array_equal(blocked.table[numeric], whole.table[numeric])
     np.testing.assert_array_equal(
