@@ -719,6 +719,12 @@ _AP = _Measure("average_precision", _curves.average_precision)
 _AUC = _Measure("roc_auc", _curves.roc_auc, needs_negatives=True)
 
 
+def _at_target(name, curve, target):
+    """The measure ``curve(counts, target)``: a curve read at a required level."""
+    target = float(target)
+    return _Measure(name, lambda counts: curve(counts, target))
+
+
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_average_precision(
     y_true: ArrayLike,
@@ -802,13 +808,8 @@ def compare_precision_at_recall(
     confidence_level: float = 0.95,
     random_state: RandomState = None,
 ) -> MetricComparison:
-    target = float(recall)
-    measure = _Measure(
-        "precision_at_recall",
-        lambda counts: _curves.precision_at_recall(counts, target),
-    )
     return _run(
-        measure,
+        _at_target("precision_at_recall", _curves.precision_at_recall, recall),
         y_true,
         y_scores,
         reference=reference,
@@ -878,13 +879,8 @@ def compare_recall_at_precision(
     confidence_level: float = 0.95,
     random_state: RandomState = None,
 ) -> MetricComparison:
-    target = float(precision)
-    measure = _Measure(
-        "recall_at_precision",
-        lambda counts: _curves.recall_at_precision(counts, target),
-    )
     return _run(
-        measure,
+        _at_target("recall_at_precision", _curves.recall_at_precision, precision),
         y_true,
         y_scores,
         reference=reference,
