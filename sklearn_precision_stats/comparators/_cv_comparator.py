@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import StrOptions, _check_method_params, _num_samples
 from ..utils._validation import _as_label_array, _check_aligned_indexes
-from ._paired_comparator import _BaseComparator, _is_gee, _kept, _scores
+from ._paired_comparator import _BaseComparator, _kept, _scores
 
 __all__ = ["CVPrecisionComparator"]
 
@@ -386,16 +386,7 @@ class CVPrecisionComparator(_BaseComparator):
         check_is_fitted(self, "predictions_")
         metric = self._validate_metric(metric, average)
         y_true, y_pred, records = self._stored_predictions()
-        if _is_gee(metric, average, metric_params):
-            return self._compare_predictions(
-                y_true,
-                y_pred,
-                records,
-                metric=metric,
-                confidence_level=confidence_level,
-                labels=labels,
-            )
-        return self._compare_measure(
+        return self._compare_labels(
             y_true,
             y_pred,
             records,

@@ -344,21 +344,18 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         function = getattr(threshold_free, f"compare_{metric}")
         level = self.confidence_level if confidence_level is None else confidence_level
         names = self._ordered_names(list(y_scores))
-        with warnings.catch_warnings(record=True) as caught:
-            result = function(
-                y_true,
-                {name: y_scores[name] for name in names},
-                groups=groups,
-                labels=self.classes_,
-                average=average,
-                confidence_level=level,
-                **metric_params,
-            )
-        for item in caught:
-            warnings.warn(item.message, item.category, stacklevel=3)
-        return result
+        return _reissued(
+            function,
+            y_true,
+            {name: y_scores[name] for name in names},
+            groups=groups,
+            labels=self.classes_,
+            average=average,
+            confidence_level=level,
+            **metric_params,
+        )
 
-    def _compare_measure(
+    def _compare_labels(
         self,
         y_true: Any,
         y_preds: Any,
@@ -370,29 +367,39 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         labels: Any,
         metric_params: dict[str, Any],
     ) -> Any:
-        """:func:`compare_metric` with this comparator's reference and level.
+        """The comparison of ``compare``: GEE, or :func:`compare_metric`.
 
-        Its warnings are re-issued at the line that called the public
-        method (two frames up), rather than inside the comparator.
+        The GEE comparison of :meth:`_compare_predictions` for the measures
+        it covers, otherwise :func:`compare_metric` with this comparator's
+        reference and level, its warnings re-issued at the line that
+        called the public method.
         """
+        if _is_gee(metric, average, metric_params):
+            # One frame more than from fit: this method.
+            return self._compare_predictions(
+                y_true,
+                y_preds,
+                groups,
+                metric=metric,
+                confidence_level=confidence_level,
+                labels=labels,
+                stacklevel=6,
+            )
         from ..metrics import compare_metric
 
         level = self.confidence_level if confidence_level is None else confidence_level
-        with warnings.catch_warnings(record=True) as caught:
-            result = compare_metric(
-                y_true,
-                y_preds,
-                metric=metric,
-                average=average,
-                reference=self.reference,
-                groups=groups,
-                labels=labels,
-                confidence_level=level,
-                **metric_params,
-            )
-        for item in caught:
-            warnings.warn(item.message, item.category, stacklevel=3)
-        return result
+        return _reissued(
+            compare_metric,
+            y_true,
+            y_preds,
+            metric=metric,
+            average=average,
+            reference=self.reference,
+            groups=groups,
+            labels=labels,
+            confidence_level=level,
+            **metric_params,
+        )
 
     def _compare_predictions(
         self,
@@ -404,6 +411,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         confidence_level: float | None = None,
         labels: Any = None,
         diagnostics: list[str] | None = None,
+        stacklevel: int = 5,
     ) -> Any:
         """The comparison of the paired functions, with this comparator's settings.
 
@@ -412,10 +420,11 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         `confidence_level` is None. Called by the public methods directly,
         so that warnings about undefined statistics point at their caller.
         A `diagnostics` list receives those messages instead of warnings.
+        `stacklevel` counts the frames from the engine's warning to the
+        user's line: by default two in the paired module, this method, the
+        public method and the user's line.
         """
         level = self.confidence_level if confidence_level is None else confidence_level
-        # Frames from the engine's warning to the user's call: two in the
-        # paired module, this method, the public method and the user's line.
         return _compare(
             y_true,
             y_preds,
@@ -425,10 +434,23 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
             level,
             "closed-form",
             metric,
-            5,
+            stacklevel,
             cov_type=self.cov_type,
             diagnostics=diagnostics,
         )
+
+
+def _reissued(function: Any, /, *args: Any, **kwargs: Any) -> Any:
+    """``function(*args, **kwargs)``, its warnings re-issued at the user's line.
+
+    Called from a comparator's private method, itself called by the public
+    method: the user's line is three frames up from here.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        result = function(*args, **kwargs)
+    for item in caught:
+        warnings.warn(item.message, item.category, stacklevel=4)
+    return result
 
 
 def _routing_enabled() -> bool:
@@ -777,16 +799,7 @@ class PairedPrecisionComparator(_BaseComparator):
         """
         _check_aligned_indexes(X=X, y=y)
         metric = self._validate_metric(metric, average)
-        if _is_gee(metric, average, metric_params):
-            return self._compare_predictions(
-                y,
-                self.predict_all(X),
-                None,
-                metric=metric,
-                confidence_level=confidence_level,
-                labels=labels,
-            )
-        return self._compare_measure(
+        return self._compare_labels(
             y,
             self.predict_all(X),
             None,
