@@ -168,6 +168,16 @@ def _add_confidence_level(parser):
     )
 
 
+def _add_random_state(parser, of):
+    parser.add_argument(
+        "--random-state",
+        type=int,
+        default=None,
+        metavar="SEED",
+        help=f"seed of the {of} (default: fresh entropy)",
+    )
+
+
 def _add_comparison_options(parser, metrics=METRICS):
     parser.add_argument(
         "--reference",
@@ -252,13 +262,7 @@ def _add_global_options(parser):
         default="permutation",
         help="how the dai-cui method resamples",
     )
-    parser.add_argument(
-        "--random-state",
-        type=int,
-        default=None,
-        metavar="SEED",
-        help="seed of the resampling (default: fresh entropy)",
-    )
+    _add_random_state(parser, "resampling")
 
 
 def _add_mcnemar_options(parser):
@@ -388,13 +392,7 @@ def _add_compare_scores_options(parser):
     parser.add_argument(
         "--n-resamples", type=_positive_int, default=2000, metavar="B", help="bootstrap replicates"
     )
-    parser.add_argument(
-        "--random-state",
-        type=int,
-        default=None,
-        metavar="SEED",
-        help="seed of the bootstrap (default: fresh entropy)",
-    )
+    _add_random_state(parser, "bootstrap")
     _add_confidence_level(parser)
 
 
