@@ -341,6 +341,11 @@ def _text(result):
 def run_compare(args):
     """``compare``: the per-class table of a paired comparison."""
     result = _comparison(args)
+    return _emit_comparison(args, result)
+
+
+def _emit_comparison(args, result):
+    """Write a comparison's table (and omnibus test), with its settings as metadata."""
     meta = {
         "metric": args.metric,
         "average": getattr(args, "average", None),
@@ -547,16 +552,4 @@ def run_compare_scores(args):
         random_state=args.random_state,
         **params,
     )
-    meta = {
-        "metric": args.metric,
-        "average": args.average,
-        "classifiers": list(result.classifiers),
-        "reference": result.reference,
-        "confidence_level": args.confidence_level,
-        "n_rows": int(result.n_rows),
-        "n_records": int(result.n_records),
-    }
-    tables = {"table": result.table}
-    if result.omnibus is not None:
-        tables["omnibus"] = result.omnibus
-    return _emit(args, tables, lambda: _text(result), meta, result=result)
+    return _emit_comparison(args, result)
