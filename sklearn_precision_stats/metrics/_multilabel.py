@@ -73,6 +73,12 @@ def check_multilabel(
                 "every classifier must predict every label of every row."
             )
         preds.append(pred)
+    order = reference_order(names, reference)
+    return y, [names[i] for i in order], [preds[i] for i in order]
+
+
+def reference_order(names: list[Any], reference: Hashable | None) -> list[int]:
+    """Positions of `names` with the reference first (the first name if None)."""
     if reference is None:
         ref = 0
     elif reference in names:
@@ -82,8 +88,7 @@ def check_multilabel(
             f"reference={reference!r} is not one of the classifiers {names}; pass one "
             "of these names or None for the first."
         )
-    order = [ref] + [i for i in range(len(names)) if i != ref]
-    return y, [names[i] for i in order], [preds[i] for i in order]
+    return [ref] + [i for i in range(len(names)) if i != ref]
 
 
 # Roles of the stacked (label, bit) classes whose one-vs-rest measure is the

@@ -13,6 +13,7 @@ from scipy import stats
 
 from ..classic._roc import _delong_components
 from ..exceptions import UndefinedStatisticWarning
+from ..metrics._multilabel import reference_order
 from ..results._metric_comparison import MetricComparison
 from ..utils._random_state import check_random_state_any
 from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions, validate_params
@@ -125,16 +126,7 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
         y_true=y_true, groups=groups, **{f"y_scores[{n!r}]": s for n, s in items}
     )
     names = [name for name, _ in items]
-    if reference is None:
-        ref_index = 0
-    elif reference in names:
-        ref_index = names.index(reference)
-    else:
-        raise ValueError(
-            f"reference={reference!r} is not one of the classifiers {names}; pass one of "
-            "these names or None for the first."
-        )
-    order = [ref_index] + [i for i in range(len(names)) if i != ref_index]
+    order = reference_order(names, reference)
     problem = _Problem()
     problem.names = [names[i] for i in order]
 
