@@ -202,27 +202,52 @@ def to_latex(
     frames = summary_frames(
         result, tables=tables, digits=digits, confidence_level=confidence_level, marks=marks
     )
-    blocks = []
-    for name, frame in frames.items():
-        escaped = frame.astype(str).map(_latex_escape)
-        escaped.columns = [_latex_escape(str(c)) for c in escaped.columns]
-        styler = escaped.style.hide(axis="index")
-        wrap = caption is not None or label is not None
-        full_caption = None
-        if wrap:
-            parts = [p for p in (caption, f"{result.metric}: {name}") if p]
-            if levels and name in _PVALUE_SOURCES:
-                parts.append(_latex_escape(_legend(levels)))
-            full_caption = ". ".join(parts)
-        blocks.append(
-            styler.to_latex(
-                hrules=True,
-                caption=full_caption,
-                label=f"{label}-{name}" if label else None,
-                position_float="centering" if wrap else None,
-            )
+    blocks = [
+        _latex_table(
+            frame,
+            f"{result.metric}: {name}",
+            name,
+            caption=caption,
+            label=label,
+            levels=levels if name in _PVALUE_SOURCES else (),
         )
+        for name, frame in frames.items()
+    ]
     return "\n".join(blocks)
+
+
+def _latex_table(
+    frame: Any,
+    title: str,
+    name: str,
+    *,
+    caption: str | None,
+    label: str | None,
+    levels: tuple[float, ...],
+) -> str:
+    """One table as a booktabs ``tabular``, in a ``table`` when captioned or labelled.
+
+    The caption is `caption`, `title` and the legend of the marks `levels`
+    (none when empty); the label is ``<label>-<name>``.
+    """
+    escaped = frame.astype(str).map(_latex_escape)
+    escaped.columns = [_latex_escape(str(c)) for c in escaped.columns]
+    styler = escaped.style.hide(axis="index")
+    wrap = caption is not None or label is not None
+    full_caption = None
+    if wrap:
+        parts = [p for p in (caption, title) if p]
+        if levels:
+            parts.append(_latex_escape(_legend(levels)))
+        full_caption = ". ".join(parts)
+    return str(
+        styler.to_latex(
+            hrules=True,
+            caption=full_caption,
+            label=f"{label}-{name}" if label else None,
+            position_float="centering" if wrap else None,
+        )
+    )
 
 
 def to_markdown(
@@ -283,13 +308,16 @@ def to_markdown(
     frames = summary_frames(
         result, tables=tables, digits=digits, confidence_level=confidence_level, marks=marks
     )
-    blocks = []
-    for frame in frames.values():
-        escaped = frame.astype(str).apply(lambda col: col.str.replace("*", r"\*", regex=False))
-        escaped.columns = [str(c).replace("|", r"\|") for c in escaped.columns]
-        escaped = escaped.apply(lambda col: col.str.replace("|", r"\|", regex=False))
-        # disable_numparse keeps the numbers exactly as summary() prints them.
-        blocks.append(escaped.to_markdown(index=False, disable_numparse=True))
+    blocks = [_markdown_table(frame) for frame in frames.values()]
     if levels and any(name in _PVALUE_SOURCES for name in frames):
         blocks.append(_legend(levels).replace("*", r"\*"))
     return "\n\n".join(blocks)
+
+
+def _markdown_table(frame: Any) -> str:
+    """One table as a Markdown pipe table, its stars and pipes escaped."""
+    escaped = frame.astype(str).apply(lambda col: col.str.replace("*", r"\*", regex=False))
+    escaped.columns = [str(c).replace("|", r"\|") for c in escaped.columns]
+    escaped = escaped.apply(lambda col: col.str.replace("|", r"\|", regex=False))
+    # disable_numparse keeps the numbers exactly as summary() prints them.
+    return str(escaped.to_markdown(index=False, disable_numparse=True))

@@ -573,7 +573,7 @@ class MetricComparison:
         label: str | None = None,
     ) -> str:
         from ..utils._optional import import_optional
-        from ._export import _check_marks, _latex_escape, _legend, _mark
+        from ._export import _check_marks, _latex_table, _legend, _mark, _markdown_table
 
         if latex:
             import_optional("jinja2", "to_latex()", "export")
@@ -592,30 +592,18 @@ class MetricComparison:
                         for text, p in zip(frame[column], exact, strict=True)
                     ]
             if latex:
-                escaped = frame.astype(str).map(_latex_escape)
-                escaped.columns = [_latex_escape(str(c)) for c in escaped.columns]
-                wrap = caption is not None or label is not None
-                full_caption = None
-                if wrap:
-                    parts = [p for p in (caption, f"{self.measure}: {name}") if p]
-                    if levels:
-                        parts.append(_latex_escape(_legend(levels)))
-                    full_caption = ". ".join(parts)
                 blocks.append(
-                    escaped.style.hide(axis="index").to_latex(
-                        hrules=True,
-                        caption=full_caption,
-                        label=f"{label}-{name}" if label else None,
-                        position_float="centering" if wrap else None,
+                    _latex_table(
+                        frame,
+                        f"{self.measure}: {name}",
+                        name,
+                        caption=caption,
+                        label=label,
+                        levels=levels,
                     )
                 )
             else:
-                escaped = frame.astype(str).apply(
-                    lambda col: col.str.replace("*", r"\*", regex=False)
-                )
-                escaped.columns = [str(c).replace("|", r"\|") for c in escaped.columns]
-                escaped = escaped.apply(lambda col: col.str.replace("|", r"\|", regex=False))
-                blocks.append(escaped.to_markdown(index=False, disable_numparse=True))
+                blocks.append(_markdown_table(frame))
         if latex:
             return "\n".join(blocks)
         if levels:
