@@ -8,8 +8,9 @@ interval for the compared quantity exists.
 """
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
 
@@ -105,6 +106,53 @@ class IntervalResult(TestResult):
             statistic is undefined).
         """
         return self._interval(_check_confidence_level(confidence_level))
+
+
+class _FrozenComparison:
+    """Base of the comparison tables: frozen, with a reference and compared classifiers.
+
+    Subclasses set their attributes once, with ``_freeze``; any later
+    assignment or deletion raises.
+    """
+
+    classifiers: tuple[str, ...]
+    reference: str
+    confidence_level: float
+
+    def _freeze(self, values: Mapping[str, Any]) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(
+            f"{type(self).__name__} is frozen: {name!r} cannot be assigned. Compute a "
+            "new comparison instead (e.g. with another confidence_level)."
+        )
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"{type(self).__name__} is frozen: {name!r} cannot be deleted.")
+
+    def _level(self, confidence_level: float | None) -> float:
+        if confidence_level is None:
+            return self.confidence_level
+        return float(_check_confidence_level(confidence_level))
+
+    def _resolve_classifier(self, classifier: str | None) -> str:
+        """The compared classifier named `classifier`, or the only one when None."""
+        others = list(self.classifiers[1:])
+        if classifier is None:
+            if len(others) > 1:
+                raise ValueError(
+                    f"classifier is needed: this comparison has {len(others)} "
+                    f"classifiers besides the reference ({others}); pass one."
+                )
+            return others[0]
+        if classifier not in others:
+            raise ValueError(
+                f"classifier={classifier!r} is not a compared classifier; use "
+                f"one of {others} (the reference is {self.reference!r})."
+            )
+        return classifier
 
 
 def _check_confidence_level(confidence_level):

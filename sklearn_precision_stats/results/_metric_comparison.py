@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import stats
 
-from ._base import _check_confidence_level
+from ._base import _check_confidence_level, _FrozenComparison
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,7 +36,7 @@ def _read_only(array: Any, ndim: int | None = None, dtype: Any = float) -> np.nd
     return out
 
 
-class MetricComparison:
+class MetricComparison(_FrozenComparison):
     """Comparison of any measure of classifiers with a reference classifier.
 
     Returned by :func:`compare_metric` (and by the threshold-free
@@ -253,17 +253,7 @@ class MetricComparison:
             "_extra_names": tuple(extras),
             "_omnibus": omni,
         }
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(
-            f"{type(self).__name__} is frozen: {name!r} cannot be assigned. Compute a "
-            "new comparison instead (e.g. with another confidence_level)."
-        )
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen: {name!r} cannot be deleted.")
+        self._freeze(values)
 
     # Tables ---------------------------------------------------------------
 
@@ -353,11 +343,6 @@ class MetricComparison:
             columns[name] = np.array(self._omnibus[name])
         return pd.DataFrame(columns)
 
-    def _level(self, confidence_level: float | None) -> float:
-        if confidence_level is None:
-            return self.confidence_level
-        return _check_confidence_level(confidence_level)
-
     def _class_column(self) -> np.ndarray:
         return np.array(self.classes, copy=True)
 
@@ -377,19 +362,7 @@ class MetricComparison:
         -------
         pandas.Series
         """
-        others = list(self.classifiers[1:])
-        if classifier is None:
-            if len(others) > 1:
-                raise ValueError(
-                    f"classifier is needed: this comparison has {len(others)} "
-                    f"classifiers besides the reference ({others}); pass one."
-                )
-            classifier = others[0]
-        elif classifier not in others:
-            raise ValueError(
-                f"classifier={classifier!r} is not a compared classifier; use "
-                f"one of {others} (the reference is {self.reference!r})."
-            )
+        classifier = self._resolve_classifier(classifier)
         t = self.table
         rows = t[(t["class"] == label) & (t["classifier"] == classifier)]
         if rows.empty:

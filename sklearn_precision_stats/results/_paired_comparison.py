@@ -5,12 +5,12 @@ from __future__ import annotations
 import html
 import numbers
 from collections.abc import Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from ..engine._marginal_model import add_intervals, normal_two_sided_pvalue
-from ._base import _check_confidence_level
+from ._base import _FrozenComparison
 from ._registry import OMNIBUS_COLUMNS, TESTS, table_columns
 
 if TYPE_CHECKING:  # imported by the methods that need them
@@ -62,7 +62,7 @@ def _read_only(array):
     return array
 
 
-class PairedComparison:
+class PairedComparison(_FrozenComparison):
     """Per-class comparison of classifiers' precision, NPV, recall,
     specificity or accuracy with a reference classifier.
 
@@ -159,17 +159,7 @@ class PairedComparison:
             "cov_type": cov_type,
             "_data": data,
         }
-        for name, value in fields.items():
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: object) -> NoReturn:
-        raise AttributeError(
-            f"{type(self).__name__} is frozen: {name!r} cannot be assigned. Compute a "
-            "new comparison instead (e.g. with another confidence_level)."
-        )
-
-    def __delattr__(self, name: str) -> NoReturn:
-        raise AttributeError(f"{type(self).__name__} is frozen: {name!r} cannot be deleted.")
+        self._freeze(fields)
 
     # Tables ---------------------------------------------------------------
 
@@ -231,11 +221,6 @@ class PairedComparison:
     @property
     def _clustered(self):
         return self.n_records < self.n_rows
-
-    def _level(self, confidence_level):
-        if confidence_level is None:
-            return self.confidence_level
-        return _check_confidence_level(confidence_level)
 
     def _class_column(self):
         classes = np.asarray(self.classes)
@@ -308,22 +293,6 @@ class PairedComparison:
                 f"{np.asarray(self.classes).tolist()}."
             )
         return rows.iloc[0]
-
-    def _resolve_classifier(self, classifier):
-        others = list(self.classifiers[1:])
-        if classifier is None:
-            if len(others) > 1:
-                raise ValueError(
-                    f"classifier is needed: this comparison has {len(others)} "
-                    f"classifiers besides the reference ({others}); pass one."
-                )
-            return others[0]
-        if classifier not in others:
-            raise ValueError(
-                f"classifier={classifier!r} is not a compared classifier; use "
-                f"one of {others} (the reference is {self.reference!r})."
-            )
-        return classifier
 
     # Display -------------------------------------------------------------
 
