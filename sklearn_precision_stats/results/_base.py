@@ -115,6 +115,7 @@ class _FrozenComparison:
     assignment or deletion raises.
     """
 
+    classes: np.ndarray
     classifiers: tuple[str, ...]
     reference: str
     confidence_level: float
@@ -153,6 +154,18 @@ class _FrozenComparison:
                 f"one of {others} (the reference is {self.reference!r})."
             )
         return classifier
+
+    def _row(self, table: Any, label: Any, classifier: str | None) -> Any:
+        """The row of `table` for one class and compared classifier."""
+        classifier = self._resolve_classifier(classifier)
+        rows = table[(table["class"] == label) & (table["classifier"] == classifier)]
+        if rows.empty:
+            raise self._no_class(label)
+        return rows.iloc[0]
+
+    def _no_class(self, label: Any) -> KeyError:
+        classes = np.asarray(self.classes).tolist()
+        return KeyError(f"Class {label!r} is not in this comparison; its classes are {classes}.")
 
 
 def _check_confidence_level(confidence_level):

@@ -362,15 +362,7 @@ class MetricComparison(_FrozenComparison):
         -------
         pandas.Series
         """
-        classifier = self._resolve_classifier(classifier)
-        t = self.table
-        rows = t[(t["class"] == label) & (t["classifier"] == classifier)]
-        if rows.empty:
-            raise KeyError(
-                f"Class {label!r} is not in this comparison; its classes are "
-                f"{np.asarray(self.classes).tolist()}."
-            )
-        return rows.iloc[0]
+        return self._row(self.table, label, classifier)
 
     def __getitem__(self, label: Hashable) -> pd.DataFrame:
         """The table rows of one class (every compared classifier).
@@ -387,10 +379,7 @@ class MetricComparison(_FrozenComparison):
         t = self.table
         rows = t[t["class"] == label]
         if rows.empty:
-            raise KeyError(
-                f"Class {label!r} is not in this comparison; its classes are "
-                f"{np.asarray(self.classes).tolist()}."
-            )
+            raise self._no_class(label)
         return rows.reset_index(drop=True)
 
     def adjusted_pvalues(self, method: str | Sequence[str] = ("holm", "bh")) -> pd.DataFrame:

@@ -284,15 +284,7 @@ class PairedComparison(_FrozenComparison):
         -------
         pandas.Series
         """
-        classifier = self._resolve_classifier(classifier)
-        t = self.table
-        rows = t[(t["class"] == label) & (t["classifier"] == classifier)]
-        if rows.empty:
-            raise KeyError(
-                f"Class {label!r} is not in this comparison; its classes are "
-                f"{np.asarray(self.classes).tolist()}."
-            )
-        return rows.iloc[0]
+        return self._row(self.table, label, classifier)
 
     # Display -------------------------------------------------------------
 
