@@ -17,7 +17,7 @@ from ..metrics._multilabel import reference_order
 from ..results._metric_comparison import MetricComparison
 from ..utils._random_state import check_random_state_any
 from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions, validate_params
-from ..utils._validation import _as_label_array, _check_aligned_indexes, _named_items
+from ..utils._validation import _as_label_array, _check_aligned_indexes, _check_groups, _named_items
 from . import _curves
 from ._resampling import block_size, check_n_resamples, jackknife_blocks, weight_blocks
 
@@ -198,12 +198,7 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
     problem.n_rows = n_rows
 
     if groups is not None:
-        groups = _as_label_array(groups, "groups")
-        if groups.shape[0] != n_rows:
-            raise ValueError(
-                f"groups has {groups.shape[0]} entries but y_true has {n_rows} rows; "
-                "pass one record id per row (the record each row predicts)."
-            )
+        groups = _check_groups(groups, n_rows)
         # Clusters mix classes, so they are drawn without strata.
         _, unit = np.unique(groups, return_inverse=True)
         n_units = int(unit.max()) + 1
