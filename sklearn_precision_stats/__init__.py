@@ -4,9 +4,12 @@ that testing on the same records creates taken into account.
 Paired comparisons on one test set (or stacked cross-validation rows)
     :func:`compare_precision`, :func:`compare_npv`, :func:`compare_recall`,
     :func:`compare_specificity`, :func:`compare_accuracy` and their frozen
-    result :class:`PairedComparison`. :class:`ComparisonCounts` holds their
-    sufficient statistics, built chunk by chunk, merged, or from a
-    contingency table, for data larger than memory.
+    result :class:`PairedComparison`; :func:`compare_metric` for F1, MCC,
+    Cohen's kappa, balanced accuracy or any function of the confusion
+    matrix, with its result :class:`MetricComparison`.
+    :class:`ComparisonCounts` holds their sufficient statistics, built
+    chunk by chunk, merged, or from a contingency table, for data larger
+    than memory.
 
 The scikit-learn layer
     :class:`PairedPrecisionComparator` (a train/test split),
@@ -49,105 +52,122 @@ Plots and simulation
     :func:`rejection_rates`.
 """
 
-from . import diagnostic, plotting, simulation
-from .across_classes import (
-    GlobalTestResult,
-    ReplicabilityResult,
-    combine_pvalues_dependent,
-    replicability,
-    replicability_score,
-)
-from .bayesian import (
-    BayesianCorrelatedTTestResult,
-    BayesianHierarchicalResult,
-    BayesianSignedRankResult,
-    bayesian_correlated_ttest,
-    bayesian_hierarchical_test,
-    bayesian_signed_rank_test,
-)
-from .classic import (
-    CochranQResult,
-    ConfidenceInterval,
-    DeLongResult,
-    FTestResult,
-    HosmerLemeshowResult,
-    McNemarResult,
-    RMAnovaResult,
-    SignTestResult,
-    TTestResult,
-    WilcoxonResult,
-    calibration_points,
-    cochrans_q_test,
-    combined_ftest_5x2cv,
-    corrected_repeated_kfold_ttest,
-    corrected_resampled_ttest,
-    corrected_rm_anova,
-    delong_test,
-    hanley_mcneil_se,
-    hosmer_lemeshow_test,
-    mcnemar_test,
-    paired_ttest_5x2cv,
-    paired_ttest_kfold_cv,
-    paired_ttest_resampled,
-    sign_test,
-    wilcoxon,
-)
-from .comparators import (
-    CVPrecisionComparator,
-    PairedPrecisionComparator,
-    make_comparison_scorer,
-)
-from .diagnostic import (
-    DiagnosticAccuracy,
-    DLRRegressionResult,
-    ExactBinomialResult,
-    GeneralizedMcNemarResult,
-    LikelihoodRatioComparison,
-    RelativeAccuracyResult,
-    RelativePredictiveValuesResult,
-    SampleSize,
-    SeSpDifference,
-    compare_likelihood_ratios,
-    diagnostic_accuracy,
-    exact_binomial_test,
-    generalized_mcnemar,
-    likelihood_ratio_regression,
-    paired_cell_probabilities,
-    paired_table,
-    power_predictive_values,
-    power_sensitivity_specificity,
-    relative_predictive_values,
-    relative_sensitivity_specificity,
-    relative_tpf_fpf,
-    sample_size_predictive_values,
-    sample_size_sensitivity_specificity,
-    sensitivity_specificity_difference,
-)
-from .engine._accumulator import ComparisonCounts
-from .exceptions import UndefinedStatisticWarning
-from .paired import (
-    compare_accuracy,
-    compare_npv,
-    compare_precision,
-    compare_recall,
-    compare_specificity,
-)
-from .plotting import (
-    plot_critical_difference,
-    plot_posterior,
-    plot_power,
-    plot_predictive_value_region,
-    plot_relative_precision,
-    plot_replicability,
-)
-from .results import PairedComparison
-from .several_datasets import (
-    FriedmanResult,
-    PosthocResult,
-    friedman_test,
-    posthoc_test,
-)
-from .simulation import make_paired_predictions, rejection_rates
+import ast as _ast
+from typing import TYPE_CHECKING
+
+# The public names are imported on first use (PEP 562), so that importing
+# the package, and the command line's --help, stay fast. The imports below
+# are the single list of them: type checkers read them, and __getattr__
+# reads the same lines to know which module holds each name.
+if TYPE_CHECKING:
+    from . import diagnostic, plotting, simulation
+    from .across_classes import (
+        GlobalTestResult,
+        ReplicabilityResult,
+        combine_pvalues_dependent,
+        replicability,
+        replicability_score,
+    )
+    from .bayesian import (
+        BayesianCorrelatedTTestResult,
+        BayesianHierarchicalResult,
+        BayesianSignedRankResult,
+        bayesian_correlated_ttest,
+        bayesian_hierarchical_test,
+        bayesian_signed_rank_test,
+    )
+    from .classic import (
+        CochranQResult,
+        ConfidenceInterval,
+        DeLongResult,
+        FTestResult,
+        HosmerLemeshowResult,
+        McNemarResult,
+        RMAnovaResult,
+        SignTestResult,
+        TTestResult,
+        WilcoxonResult,
+        calibration_points,
+        cochrans_q_test,
+        combined_ftest_5x2cv,
+        corrected_repeated_kfold_ttest,
+        corrected_resampled_ttest,
+        corrected_rm_anova,
+        delong_test,
+        hanley_mcneil_se,
+        hosmer_lemeshow_test,
+        mcnemar_test,
+        paired_ttest_5x2cv,
+        paired_ttest_kfold_cv,
+        paired_ttest_resampled,
+        sign_test,
+        wilcoxon,
+    )
+    from .comparators import (
+        CVPrecisionComparator,
+        PairedPrecisionComparator,
+        make_comparison_scorer,
+    )
+    from .diagnostic import (
+        DiagnosticAccuracy,
+        DLRRegressionResult,
+        ExactBinomialResult,
+        GeneralizedMcNemarResult,
+        LikelihoodRatioComparison,
+        RelativeAccuracyResult,
+        RelativePredictiveValuesResult,
+        SampleSize,
+        SeSpDifference,
+        compare_likelihood_ratios,
+        diagnostic_accuracy,
+        exact_binomial_test,
+        generalized_mcnemar,
+        likelihood_ratio_regression,
+        paired_cell_probabilities,
+        paired_table,
+        power_predictive_values,
+        power_sensitivity_specificity,
+        relative_predictive_values,
+        relative_sensitivity_specificity,
+        relative_tpf_fpf,
+        sample_size_predictive_values,
+        sample_size_sensitivity_specificity,
+        sensitivity_specificity_difference,
+    )
+    from .engine._accumulator import ComparisonCounts
+    from .exceptions import UndefinedStatisticWarning
+    from .metrics import compare_metric
+    from .paired import (
+        compare_accuracy,
+        compare_npv,
+        compare_precision,
+        compare_recall,
+        compare_specificity,
+    )
+    from .plotting import (
+        plot_critical_difference,
+        plot_posterior,
+        plot_power,
+        plot_precision_recall,
+        plot_predictive_value_region,
+        plot_relative_precision,
+        plot_replicability,
+    )
+    from .results import PairedComparison
+    from .results._metric_comparison import MetricComparison
+    from .several_datasets import (
+        FriedmanResult,
+        PosthocResult,
+        friedman_test,
+        posthoc_test,
+    )
+    from .simulation import make_paired_predictions, rejection_rates
+    from .threshold_free import (
+        compare_average_precision,
+        compare_precision_at_recall,
+        compare_recall_at_precision,
+        compare_roc_auc,
+    )
 
 __version__ = "0.1.0"
 
@@ -158,7 +178,15 @@ __all__ = [
     "compare_recall",
     "compare_specificity",
     "compare_accuracy",
+    "compare_metric",
     "PairedComparison",
+    "MetricComparison",
+    # threshold-free comparisons
+    "compare_average_precision",
+    "compare_precision_at_recall",
+    "compare_recall_at_precision",
+    "compare_roc_auc",
+    "plot_precision_recall",
     "ComparisonCounts",
     "UndefinedStatisticWarning",
     # scikit-learn layer
@@ -246,3 +274,49 @@ __all__ = [
     "plotting",
     "simulation",
 ]
+
+
+def _lazy_names() -> dict[str, tuple[str, str | None]]:
+    """Public name -> (module, attribute or None for a submodule), read off
+    the imports under ``if TYPE_CHECKING`` above."""
+    with open(__file__, encoding="utf-8") as handle:
+        tree = _ast.parse(handle.read())
+    names: dict[str, tuple[str, str | None]] = {}
+    for node in tree.body:
+        if isinstance(node, _ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for statement in node.body:
+                if isinstance(statement, _ast.ImportFrom) and statement.level == 1:
+                    for alias in statement.names:
+                        if statement.module is None:
+                            names[alias.name] = ("." + alias.name, None)
+                        else:
+                            names[alias.asname or alias.name] = (
+                                "." + statement.module,
+                                alias.name,
+                            )
+    return names
+
+
+_LAZY = _lazy_names()
+
+
+def __getattr__(name: str) -> object:
+    import importlib
+    import importlib.util
+
+    if name not in _LAZY:
+        # Sub-packages (paired, engine, ...) were attributes of the package
+        # when it imported everything; they still are.
+        if not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}"):
+            return importlib.import_module(f".{name}", __name__)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    value = importlib.import_module(module, __name__)
+    if attribute is not None:
+        value = getattr(value, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -30,11 +30,13 @@ of data sets in one vectorised call of the engine.
 
 import itertools
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ._typing import ArrayLike
 from .engine._counts import counts_from_joint_table
 from .engine._marginal_model import pairwise_statistics
 from .engine._roles import ROLES
@@ -209,14 +211,14 @@ def _cell_probabilities(precision, prevalence, correlation):
 
 
 def make_paired_predictions(
-    n_samples=1000,
+    n_samples: int = 1000,
     *,
-    precision=(0.8, 0.8),
-    prevalence=None,
-    correlation=0.0,
-    n_classes=2,
-    random_state=None,
-):
+    precision: ArrayLike = (0.8, 0.8),
+    prevalence: float | ArrayLike | None = None,
+    correlation: float = 0.0,
+    n_classes: int = 2,
+    random_state: int | np.random.Generator | np.random.RandomState | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Generate true labels and two classifiers' correlated predictions.
 
     The records are independent draws of (true class, prediction 1,
@@ -354,17 +356,17 @@ def _as_settings(values, name, check):
 
 
 def rejection_rates(
-    tests=("gs", "wald", "ratio", "z"),
+    tests: Sequence[str] = ("gs", "wald", "ratio", "z"),
     *,
-    n_samples,
-    precision,
-    prevalence=None,
-    correlation=0.0,
-    n_classes=2,
-    n_simulations=1000,
-    alpha=0.05,
-    random_state=None,
-):
+    n_samples: int | Sequence[int],
+    precision: ArrayLike,
+    prevalence: float | ArrayLike | None = None,
+    correlation: float | Sequence[float] = 0.0,
+    n_classes: int = 2,
+    n_simulations: int = 1000,
+    alpha: float = 0.05,
+    random_state: int | np.random.Generator | np.random.RandomState | None = None,
+) -> pd.DataFrame:
     """Rejection rates of precision tests over simulated paired test sets.
 
     For every combination of `n_samples`, `precision` and `correlation`,

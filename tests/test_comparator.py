@@ -216,7 +216,7 @@ def test_scorer_errors_and_pickle():
     with pytest.raises(ValueError, match="output must be one of"):
         make_comparison_scorer(output="f1", label=1)
     with pytest.raises(ValueError, match="metric must be one of"):
-        make_comparison_scorer(metric="f1", label=1)
+        make_comparison_scorer(metric="f2", label=1)
     scorer = pickle.loads(pickle.dumps(make_comparison_scorer(label=1, classifier="c")))
     assert "label=1" in repr(scorer) and "metric='precision'" in repr(scorer)
 

@@ -55,9 +55,11 @@ def test_swapping_classifiers_inverts_ratios(data):
     ):
         ab = _quiet(function, y, {"a": a, "b": b})
         ba = _quiet(function, y, {"b": b, "a": a})
-        np.testing.assert_allclose(
-            ab.ratio * ba.ratio, np.where(np.isnan(ab.ratio), np.nan, 1.0), rtol=1e-12
-        )
+        positive = ab.ratio > 0
+        np.testing.assert_allclose(ab.ratio[positive] * ba.ratio[positive], 1.0, rtol=1e-12)
+        # A ratio of 0 is infinite the other way round, reported as NaN.
+        assert np.isnan(ba.ratio[ab.ratio == 0]).all()
+        np.testing.assert_array_equal(positive, ba.ratio > 0)
         np.testing.assert_allclose(ab.se_log, ba.se_log, rtol=1e-12)
         np.testing.assert_allclose(ab.statistic, -ba.statistic, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(ab.pvalue, ba.pvalue, rtol=1e-12)
@@ -75,8 +77,6 @@ def test_swapping_classifiers_flips_differences(data):
     y, a, b = data
     for method in ("wald", "wald-cc", "tango"):
         for convention in ("paper", "dtcompair"):
-            if method == "tango" and convention == "dtcompair":
-                continue  # DTComPair's sign rule for sensitivity is not symmetric
             ab = _quiet(
                 sensitivity_specificity_difference,
                 y,
@@ -92,8 +92,10 @@ def test_swapping_classifiers_flips_differences(data):
                 convention=convention,
             )
             np.testing.assert_allclose(ab.diff, -ba.diff, atol=1e-15)
-            np.testing.assert_allclose(ab.ci_low, -ba.ci_high, atol=1e-9)
-            np.testing.assert_allclose(ab.ci_high, -ba.ci_low, atol=1e-9)
+            # PropCIs' halving search stops within about 1e-7 of the root.
+            atol = 1e-6 if (method, convention) == ("tango", "dtcompair") else 1e-9
+            np.testing.assert_allclose(ab.ci_low, -ba.ci_high, atol=atol)
+            np.testing.assert_allclose(ab.ci_high, -ba.ci_low, atol=atol)
     gm_ab = _quiet(generalized_mcnemar, y, {"a": a, "b": b})
     gm_ba = _quiet(generalized_mcnemar, y, {"b": b, "a": a})
     np.testing.assert_allclose(gm_ab.statistic, gm_ba.statistic, rtol=1e-15)
@@ -174,28 +176,99 @@ def test_hand_computed_paper_conventions():
     )
 
 
-def test_tango_mirrored_sensitivity_interval():
+def test_tango_sensitivity_interval_is_not_mirrored():
     # d.a=60, d.b=10, d.c=8, d.d=22: the score interval of +0.02 is
-    # [-0.0674, 0.1087]; DTComPair reports its mirror image.
+    # [-0.0674, 0.1087]; DTComPair reports its mirror image [-0.1087,
+    # 0.0674], a defect that neither convention reproduces.
     cells = [(1, 1, 60), (0, 1, 10), (1, 0, 8), (0, 0, 22)]
     ref = np.concatenate([np.full(k, a) for a, _, k in cells] + [np.zeros(50)]).astype(int)
     other = np.concatenate([np.full(k, b) for _, b, k in cells] + [np.zeros(50)]).astype(int)
     y = np.r_[np.ones(100, int), np.zeros(50, int)]
-    paper = _quiet(
-        sensitivity_specificity_difference, y, {"r": ref, "o": other}, labels=[1], method="tango"
+    for convention in ("paper", "dtcompair"):
+        res = _quiet(
+            sensitivity_specificity_difference,
+            y,
+            {"r": ref, "o": other},
+            labels=[1],
+            method="tango",
+            convention=convention,
+        )
+        assert res.diff[0, 0, 0] == pytest.approx(0.02, rel=1e-12)
+        assert res.ci_low[0, 0, 0] == pytest.approx(-0.0674, abs=5e-5)
+        assert res.ci_high[0, 0, 0] == pytest.approx(0.1087, abs=5e-5)
+
+
+@pytest.mark.parametrize("convention", ["paper", "dtcompair"])
+@pytest.mark.parametrize("n", [1, 7, 59, 400])
+def test_midp_limits_at_zero_and_n(convention, n):
+    # PropCIs' midPci: lower limit alpha^(1/n) at x = n and upper limit
+    # 1 - alpha^(1/n) at x = 0 (R: x = n = 59 gives 0.9504924), which are
+    # also the exact roots of the one remaining mid-p tail.
+    y = np.r_[np.ones(n, int), np.zeros(n, int)]
+    res = _quiet(diagnostic_accuracy, y, y, labels=[1], ci_method="mid-p", convention=convention)
+    for m in range(4):  # sensitivity, specificity, PPV, NPV: all x = n
+        assert res.ci_low[0, 0, m] == pytest.approx(0.05 ** (1 / n), rel=1e-12)
+        assert res.ci_high[0, 0, m] == 1.0
+    res = _quiet(
+        diagnostic_accuracy, y, 1 - y, labels=[1], ci_method="mid-p", convention=convention
     )
+    for m in range(4):  # all x = 0
+        assert res.ci_low[0, 0, m] == 0.0
+        assert res.ci_high[0, 0, m] == pytest.approx(1 - 0.05 ** (1 / n), rel=1e-12)
+    if n == 59:
+        y = np.r_[np.ones(n, int), np.zeros(3, int)]
+        res = _quiet(
+            diagnostic_accuracy, y, y, labels=[1], ci_method="mid-p", convention=convention
+        )
+        assert res.ci_low[0, 0, 0] == pytest.approx(0.9504924, abs=5e-8)
+
+
+def test_zero_and_infinite_ratios_follow_scikit_learn():
+    # scikit-learn's class_likelihood_ratios: a ratio with a zero
+    # denominator is NaN with a warning, a zero numerator gives 0.
+    from sklearn.metrics import class_likelihood_ratios
+
+    y = np.array([1, 1, 1, 1, 0, 0, 0, 0, 0, 0])
+    no_fn = np.array([1, 1, 1, 1, 1, 0, 0, 0, 0, 0])  # LR- = 0
+    no_fp = np.array([1, 1, 0, 0, 0, 0, 0, 0, 0, 0])  # LR+ infinite
+    other = np.array([1, 1, 1, 0, 1, 1, 0, 0, 0, 0])
+    for pred in (no_fn, no_fp):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = class_likelihood_ratios(y, pred)
+        acc = _quiet(diagnostic_accuracy, y, pred, labels=[1])
+        np.testing.assert_allclose(acc.estimate[0, 0, 4:], expected, rtol=1e-12)
+    # Relative measures: classifier over reference.
+    with pytest.warns(UndefinedStatisticWarning, match="the ratio is 0"):
+        lr = compare_likelihood_ratios(y, {"ref": other, "clf": no_fn}, labels=[1])
+    assert lr.ratio[0, 0, 1] == 0.0
+    assert np.isnan(lr.se_log[0, 0, 1]) and np.isnan(lr.pvalue[0, 0, 1])
+    assert np.isnan(lr.confidence_interval().low[0, 0, 1])
+    with pytest.warns(UndefinedStatisticWarning, match="infinite"):
+        lr = compare_likelihood_ratios(y, {"clf": no_fn, "ref": other}, labels=[1])
+    assert np.isnan(lr.ratio[0, 0, 1])
+    # R's orientation (reference over classifier) exchanges 0 and infinite.
     r_like = _quiet(
-        sensitivity_specificity_difference,
+        compare_likelihood_ratios,
         y,
-        {"r": ref, "o": other},
+        {"ref": other, "clf": no_fn},
         labels=[1],
-        method="tango",
         convention="dtcompair",
     )
-    assert paper.ci_low[0, 0, 0] == pytest.approx(-0.0674, abs=5e-5)
-    assert paper.ci_high[0, 0, 0] == pytest.approx(0.1087, abs=5e-5)
-    assert r_like.ci_low[0, 0, 0] == pytest.approx(-0.1087, abs=5e-5)
-    assert r_like.ci_high[0, 0, 0] == pytest.approx(0.0674, abs=5e-5)
+    assert np.isnan(r_like.ratio[0, 0, 1])
+    r_like = _quiet(
+        compare_likelihood_ratios,
+        y,
+        {"clf": no_fn, "ref": other},
+        labels=[1],
+        convention="dtcompair",
+    )
+    assert r_like.ratio[0, 0, 1] == 0.0
+    never = np.zeros(10, int)  # no true positive: relative sensitivity 0
+    rel = _quiet(relative_sensitivity_specificity, y, {"ref": other, "clf": never}, labels=[1])
+    assert rel.ratio[0, 0, 0] == 0.0 and np.isnan(rel.statistic[0, 0, 0])
+    rel = _quiet(relative_sensitivity_specificity, y, {"clf": never, "ref": other}, labels=[1])
+    assert np.isnan(rel.ratio[0, 0, 0])
 
 
 def test_groups_singletons_and_duplicated_records():

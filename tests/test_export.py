@@ -47,7 +47,7 @@ def test_markdown_has_the_summarys_numbers_and_exact_marks(result):
     table = result.table
     for block, frame in zip(blocks[:3], summary.tables[1:], strict=True):
         rows = _cells(block)
-        assert rows[0] == [str(c) for c in frame.columns]
+        assert rows[0] == [str(c).rstrip() for c in frame.columns]
         for row, (_, expected) in zip(rows[1:], frame.iterrows(), strict=True):
             for cell, value, column in zip(row, expected, frame.columns, strict=True):
                 if column.startswith("P>") or column.endswith("pvalue"):

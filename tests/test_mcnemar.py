@@ -117,6 +117,9 @@ def test_matches_statsmodels_and_binomtest(n_both, n_a_only, n_b_only, n_neither
     table = [[n_both, n_a_only], [n_b_only, n_neither]]
     exact = mcnemar_test(y, a, b, method="exact")
     assert exact.pvalue == pytest.approx(sm_mcnemar(table, exact=True).pvalue, rel=1e-10)
+    # The binomial statistic is statsmodels' min(b, c), for exact and mid-p.
+    assert exact.statistic == sm_mcnemar(table, exact=True).statistic
+    assert mcnemar_test(y, a, b, method="midp").statistic == min(n_a_only, n_b_only)
     assert exact.pvalue == pytest.approx(
         stats.binomtest(n_a_only, n_a_only + n_b_only).pvalue, rel=1e-10
     )
@@ -142,6 +145,7 @@ def test_swapping_a_and_b(seed, method):
         return
     ab, ba = mcnemar_test(y, a, b, method=method), mcnemar_test(y, b, a, method=method)
     assert ab.pvalue == pytest.approx(ba.pvalue, rel=1e-12)
+    assert ab.statistic == pytest.approx(ba.statistic, rel=1e-12)
     assert (ab.n_a_only, ab.n_b_only) == (ba.n_b_only, ba.n_a_only)
     assert ab.difference == pytest.approx(-ba.difference)
     ci_ab, ci_ba = ab.confidence_interval(), ba.confidence_interval()

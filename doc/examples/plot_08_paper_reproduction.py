@@ -52,7 +52,11 @@ FILES = {
 }
 HAVE_DATA = all((DATA_DIR / f).is_file() for f in FILES.values())
 if not HAVE_DATA:
-    print(f"The UCI data files {list(FILES.values())} are not in {DATA_DIR}: skipped.")
+    # The folder is not printed: it is the building machine's own path.
+    print(
+        f"The UCI data files {list(FILES.values())} are not in the data folder "
+        "(SKLEARN_PRECISION_STATS_DATA): skipped."
+    )
 
 
 def load(name):

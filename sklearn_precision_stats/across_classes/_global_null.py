@@ -20,12 +20,13 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy import sparse, stats
 
+from .._typing import ArrayLike
 from ..engine._counts import TN, MarginalCounts
 from ..engine._marginal_model import pairwise_statistics
 from ..engine._units import (
@@ -113,14 +114,14 @@ class GlobalTestResult(TestResult):
         ``"permutation"`` or ``"bootstrap"`` when resamples were drawn.
     """
 
-    statistic: object
-    pvalue: object
-    df: object
-    scale: object
+    statistic: float | np.ndarray
+    pvalue: float | np.ndarray
+    df: float | np.ndarray
+    scale: float | np.ndarray
     method: str
-    n_tests: object
-    n_resamples: object = 0
-    classifiers: tuple | None = None
+    n_tests: int | np.ndarray
+    n_resamples: int | np.ndarray = 0
+    classifiers: tuple[str, ...] | None = None
     test: str | None = None
     resampling: str | None = None
 
@@ -149,7 +150,7 @@ class GlobalTestResult(TestResult):
             parts.append(f"{name}={_format_field(value)}")
         return f"{type(self).__name__}({', '.join(parts)})"
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The result as a DataFrame, one row per compared classifier.
 
         Returns
@@ -171,7 +172,12 @@ class GlobalTestResult(TestResult):
 # ---------------------------------------------------------------------------
 
 
-def combine_pvalues_dependent(pvalues, null_pvalues=None, weights=None, method="dai-cui"):
+def combine_pvalues_dependent(
+    pvalues: ArrayLike,
+    null_pvalues: ArrayLike | None = None,
+    weights: ArrayLike | None = None,
+    method: str = "dai-cui",
+) -> GlobalTestResult:
     """Combine dependent p-values into one test of the global null.
 
     Parameters
@@ -395,7 +401,7 @@ def _simes(pvalues):
     return GlobalTestResult(value, value, math.nan, math.nan, "simes", n_tests, 0)
 
 
-def _check_pvalues(pvalues):
+def _check_pvalues(pvalues: Any) -> np.ndarray:
     arr = np.asarray(pvalues, dtype=float)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(
@@ -410,7 +416,7 @@ def _check_pvalues(pvalues):
     return arr
 
 
-def _check_null_pvalues(null_pvalues, n_tests):
+def _check_null_pvalues(null_pvalues: Any, n_tests: int) -> np.ndarray:
     arr = np.asarray(null_pvalues, dtype=float)
     if arr.ndim != 2 or arr.shape[1] != n_tests:
         raise ValueError(
@@ -423,7 +429,7 @@ def _check_null_pvalues(null_pvalues, n_tests):
     return arr
 
 
-def _check_weights(weights, n_tests):
+def _check_weights(weights: Any, n_tests: int) -> np.ndarray:
     if weights is None:
         return np.full(n_tests, 2.0)
     arr = np.asarray(weights, dtype=float)

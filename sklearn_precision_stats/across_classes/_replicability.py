@@ -9,7 +9,9 @@ does, and reports it per setting.
 
 import numbers
 import warnings
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,6 +21,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_consistent_length
 
+from .._typing import ArrayLike
 from ..comparators._paired_comparator import PairedPrecisionComparator
 from ..engine._roles import get_role
 from ..exceptions import UndefinedStatisticWarning
@@ -31,7 +34,7 @@ from ..utils._validation import _check_alpha, _check_integer
 __all__ = ["replicability", "replicability_score", "ReplicabilityResult"]
 
 
-def replicability_score(outcomes):
+def replicability_score(outcomes: ArrayLike) -> float:
     """Bouckaert's replicability of a set of test outcomes.
 
     The share of pairs of experiments that reach the same conclusion:
@@ -128,8 +131,8 @@ class ReplicabilityResult(TestResult):
 
     statistic: float
     pvalue: float
-    _table: object = field(repr=False)
-    _experiments: object = field(repr=False)
+    _table: pd.DataFrame = field(repr=False)
+    _experiments: pd.DataFrame = field(repr=False)
     test: str | None = None
     metric: str = "precision"
     label: object = None
@@ -138,16 +141,16 @@ class ReplicabilityResult(TestResult):
     alpha: float = 0.05
 
     @property
-    def table(self):
+    def table(self) -> pd.DataFrame:
         """One row per setting (a new DataFrame on each access)."""
         return self._table.copy()
 
     @property
-    def experiments(self):
+    def experiments(self) -> pd.DataFrame:
         """One row per experiment (a new DataFrame on each access)."""
         return self._experiments.copy()
 
-    def plot(self, *, ax=None, **kwargs):
+    def plot(self, *, ax: Any = None, **kwargs: Any) -> Any:
         """Replicability against the test proportion, one line per sample size.
 
         Parameters
@@ -257,24 +260,24 @@ def _run_experiment(estimators, X, y, train, test, names, label, classifier, tes
 
 
 def replicability(
-    estimators,
-    X,
-    y,
+    estimators: Mapping[str, Any] | Sequence[tuple[str, Any]],
+    X: ArrayLike,
+    y: ArrayLike,
     *,
-    label,
-    test="gs",
-    metric="precision",
-    classifier=None,
-    reference=None,
-    sample_sizes=(1.0, 0.8, 0.6, 0.4),
-    test_sizes=(0.2, 0.3, 0.4, 0.5),
-    n_repeats=10,
-    alpha=0.05,
-    stratify=True,
-    random_state=None,
-    n_jobs=None,
-    verbose=0,
-):
+    label: Hashable,
+    test: str = "gs",
+    metric: str = "precision",
+    classifier: str | None = None,
+    reference: str | None = None,
+    sample_sizes: Sequence[float] = (1.0, 0.8, 0.6, 0.4),
+    test_sizes: Sequence[float] = (0.2, 0.3, 0.4, 0.5),
+    n_repeats: int = 10,
+    alpha: float = 0.05,
+    stratify: bool = True,
+    random_state: int | np.random.Generator | np.random.RandomState | None = None,
+    n_jobs: int | None = None,
+    verbose: int = 0,
+) -> ReplicabilityResult:
     """Replicability of a paired test over repeated train/test experiments.
 
     For every total sample size and test proportion, runs `n_repeats`

@@ -11,8 +11,10 @@ probable it is that one classifier is practically better.
 
 from dataclasses import dataclass
 from numbers import Real
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..classic._resampled_ttests import _check_paired_scores, _check_positive
@@ -90,7 +92,7 @@ class BayesianCorrelatedTTestResult(BayesianResult):
     df: int
     n_scores: int
 
-    def posterior(self):
+    def posterior(self) -> Any:
         """The posterior of the mean difference, a frozen :data:`scipy.stats.t`.
 
         Returns
@@ -101,7 +103,7 @@ class BayesianCorrelatedTTestResult(BayesianResult):
         """
         return stats.t(self.df, loc=self.mean, scale=self.scale)
 
-    def credible_interval(self, confidence_level=0.95):
+    def credible_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Equal-tailed credible interval for the mean difference ``a - b``.
 
         With the non-informative prior it coincides with the confidence
@@ -133,7 +135,7 @@ class BayesianCorrelatedTTestResult(BayesianResult):
     prefer_skip_nested_validation=True,
 )
 def bayesian_correlated_ttest(
-    scores_a, scores_b, *, n_train: float, n_test: float, rope: float = 0.01
+    scores_a: ArrayLike, scores_b: ArrayLike, *, n_train: float, n_test: float, rope: float = 0.01
 ) -> BayesianCorrelatedTTestResult:
     """Bayesian correlated t test of two classifiers' cross-validation scores.
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
 from ..classic._resampled_ttests import _check_paired_scores
@@ -90,7 +91,7 @@ class BayesianSignedRankResult(BayesianResult):
     samples: np.ndarray = field(repr=False, compare=False)
 
     @property
-    def monte_carlo_standard_error(self):
+    def monte_carlo_standard_error(self) -> tuple[float, ...]:
         """Monte Carlo standard errors of ``(p_left, p_rope, p_right)``.
 
         ``sqrt(p (1 - p) / n_samples)`` each: the draws are independent.
@@ -99,7 +100,7 @@ class BayesianSignedRankResult(BayesianResult):
         return tuple(float(v) for v in np.sqrt(p * (1.0 - p) / self.n_samples))
 
     @property
-    def posterior_mean(self):
+    def posterior_mean(self) -> tuple[float, ...]:
         """Posterior means of ``(theta_left, theta_rope, theta_right)``."""
         return tuple(float(v) for v in self.samples.mean(axis=0))
 
@@ -116,13 +117,13 @@ class BayesianSignedRankResult(BayesianResult):
     prefer_skip_nested_validation=True,
 )
 def bayesian_signed_rank_test(
-    scores_a,
-    scores_b,
+    scores_a: ArrayLike,
+    scores_b: ArrayLike,
     *,
     rope: float = 0.01,
     prior_strength: float = 0.5,
     n_samples: int = 50000,
-    random_state=None,
+    random_state: int | np.random.RandomState | np.random.Generator | None = None,
 ) -> BayesianSignedRankResult:
     """Bayesian signed-rank test of two classifiers over several data sets.
 

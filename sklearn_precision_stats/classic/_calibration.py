@@ -1,12 +1,14 @@
 """Calibration plot points and the Hosmer-Lemeshow goodness-of-fit test."""
 
 import math
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._typing import ArrayLike
 from ..utils._validation import _check_aligned_indexes, _check_integer
 from ._common import (
     TestResult,
@@ -113,7 +115,14 @@ def _group_sums(y_true, y_prob, n_groups, strategy, pos_label):
     return size, expected, observed, expected_negative
 
 
-def calibration_points(y_true, y_prob, *, n_groups=10, strategy="equal-count", pos_label=None):
+def calibration_points(
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
+    *,
+    n_groups: int = 10,
+    strategy: str = "equal-count",
+    pos_label: Hashable | None = None,
+) -> pd.DataFrame:
     """Points of a calibration plot: mean outcome vs mean predicted probability.
 
     The rows are sorted by ``y_prob`` and cut into ``n_groups`` groups; each
@@ -191,7 +200,14 @@ def calibration_points(y_true, y_prob, *, n_groups=10, strategy="equal-count", p
     )
 
 
-def hosmer_lemeshow_test(y_true, y_prob, *, n_groups=10, strategy="equal-count", pos_label=None):
+def hosmer_lemeshow_test(
+    y_true: ArrayLike,
+    y_prob: ArrayLike,
+    *,
+    n_groups: int = 10,
+    strategy: str = "equal-count",
+    pos_label: Hashable | None = None,
+) -> HosmerLemeshowResult:
     """Hosmer-Lemeshow goodness-of-fit test of predicted probabilities.
 
     Compares, group by group, the observed number of positives ``O_g`` with

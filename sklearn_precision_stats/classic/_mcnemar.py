@@ -43,8 +43,11 @@ class McNemarResult(IntervalResult):
     Attributes
     ----------
     statistic : float
-        For ``method="exact"`` and ``"midp"``, the binomial count
-        ``n_a_only``; otherwise the chi-square statistic.
+        For ``method="exact"`` and ``"midp"``, the binomial statistic
+        ``min(n_a_only, n_b_only)``, as statsmodels'
+        :func:`~statsmodels.stats.contingency_tables.mcnemar` gives it (the
+        p-value is symmetric, so is the statistic; the direction is in
+        ``n_a_only`` and ``n_b_only``); otherwise the chi-square statistic.
     pvalue : float
         Two-sided p-value.
     df : int or None
@@ -76,7 +79,7 @@ class McNemarResult(IntervalResult):
     standard_error: float = field(default=math.nan, repr=False)
 
     @property
-    def difference(self):
+    def difference(self) -> float:
         """Difference in accuracy, ``accuracy_a - accuracy_b``."""
         return self.accuracy_a - self.accuracy_b
 
@@ -114,7 +117,7 @@ class SignTestResult(IntervalResult):
     alternative: str
 
     @property
-    def proportion(self):
+    def proportion(self) -> float:
         """Share of the discordant rows won by classifier a."""
         n = self.n_a_only + self.n_b_only
         return self.n_a_only / n if n else math.nan
@@ -445,7 +448,7 @@ def mcnemar_test(
             pvalue = 2.0 * (tail - 0.5 * stats.binom.pmf(k, n_discordant, 0.5))
         else:
             pvalue = 2.0 * tail
-        return McNemarResult(float(n_a_only), float(min(1.0, pvalue)), df, **common)
+        return McNemarResult(float(k), float(min(1.0, pvalue)), df, **common)
 
     if per_cluster is None:
         numerator = float(n_a_only - n_b_only)

@@ -18,7 +18,9 @@ difference is ``score_a - score_b``.
 
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -36,6 +38,7 @@ from sklearn.utils import indexable
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array
 
+from .._typing import ArrayLike
 from ..utils._random_state import _sklearn_random_state
 from ..utils._validation import _check_aligned_indexes, _check_integer
 from ._common import (
@@ -64,6 +67,11 @@ __all__ = [
 
 
 # ---------------------------------------------------------------- results
+
+
+# A scorer name, a scorer callable ``scorer(estimator, X, y)``, or None for
+# the estimator's default score.
+Scoring = str | Callable[..., float] | None
 
 
 @dataclass(frozen=True, repr=False)
@@ -184,7 +192,7 @@ class WilcoxonResult(TestResult):
 # ------------------------------------------------------ input validation
 
 
-def _check_paired_scores(scores_a, scores_b):
+def _check_paired_scores(scores_a: Any, scores_b: Any) -> tuple[np.ndarray, np.ndarray]:
     _check_aligned_indexes(scores_a=scores_a, scores_b=scores_b)
     scores_a = _score_array(scores_a, "scores_a")
     scores_b = _score_array(scores_b, "scores_b")
@@ -451,18 +459,18 @@ result : TTestResult
 
 
 def paired_ttest_5x2cv(
-    estimator_a,
-    estimator_b,
-    X,
-    y,
+    estimator_a: Any,
+    estimator_b: Any,
+    X: ArrayLike,
+    y: ArrayLike,
     *,
-    scoring=None,
-    cv=None,
-    random_state=None,
-    groups=None,
-    alternative="two-sided",
-    n_jobs=None,
-):
+    scoring: Scoring = None,
+    cv: Any = None,
+    random_state: int | np.random.RandomState | None = None,
+    groups: ArrayLike | None = None,
+    alternative: str = "two-sided",
+    n_jobs: int | None = None,
+) -> TTestResult:
     """Dietterich's 5x2cv paired t test.
 
     Five replications of 2-fold cross-validation; in replication ``i`` the
@@ -539,17 +547,17 @@ def paired_ttest_5x2cv(
 
 
 def combined_ftest_5x2cv(
-    estimator_a,
-    estimator_b,
-    X,
-    y,
+    estimator_a: Any,
+    estimator_b: Any,
+    X: ArrayLike,
+    y: ArrayLike,
     *,
-    scoring=None,
-    cv=None,
-    random_state=None,
-    groups=None,
-    n_jobs=None,
-):
+    scoring: Scoring = None,
+    cv: Any = None,
+    random_state: int | np.random.RandomState | None = None,
+    groups: ArrayLike | None = None,
+    n_jobs: int | None = None,
+) -> FTestResult:
     """Alpaydin's 5x2cv combined F test.
 
     With the ten score differences ``p_ij`` of five replications of 2-fold
@@ -612,18 +620,18 @@ def combined_ftest_5x2cv(
 
 
 def paired_ttest_kfold_cv(
-    estimator_a,
-    estimator_b,
-    X,
-    y,
+    estimator_a: Any,
+    estimator_b: Any,
+    X: ArrayLike,
+    y: ArrayLike,
     *,
-    cv=10,
-    scoring=None,
-    groups=None,
-    corrected=False,
-    alternative="two-sided",
-    n_jobs=None,
-):
+    cv: Any = 10,
+    scoring: Scoring = None,
+    groups: ArrayLike | None = None,
+    corrected: bool = False,
+    alternative: str = "two-sided",
+    n_jobs: int | None = None,
+) -> TTestResult:
     """Paired t test over the folds of a cross-validation.
 
     Both models are refitted on the same training folds, and
@@ -699,19 +707,19 @@ def paired_ttest_kfold_cv(
 
 
 def paired_ttest_resampled(
-    estimator_a,
-    estimator_b,
-    X,
-    y,
+    estimator_a: Any,
+    estimator_b: Any,
+    X: ArrayLike,
+    y: ArrayLike,
     *,
-    cv=None,
-    scoring=None,
-    random_state=None,
-    groups=None,
-    corrected=False,
-    alternative="two-sided",
-    n_jobs=None,
-):
+    cv: Any = None,
+    scoring: Scoring = None,
+    random_state: int | np.random.RandomState | None = None,
+    groups: ArrayLike | None = None,
+    corrected: bool = False,
+    alternative: str = "two-sided",
+    n_jobs: int | None = None,
+) -> TTestResult:
     """Resampled paired t test (k-hold-out), optionally Nadeau-Bengio corrected.
 
     Both models are refitted on each of ``J`` random training sets and
@@ -794,7 +802,14 @@ def paired_ttest_resampled(
 # ---------------------------------------------------- tests on scores
 
 
-def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, alternative="two-sided"):
+def corrected_resampled_ttest(
+    scores_a: ArrayLike,
+    scores_b: ArrayLike,
+    *,
+    n_train: int,
+    n_test: int,
+    alternative: str = "two-sided",
+) -> TTestResult:
     """Nadeau and Bengio's corrected resampled t test on per-split scores.
 
     For ``J`` paired scores from random train/test splits, with differences
@@ -854,7 +869,9 @@ def corrected_resampled_ttest(scores_a, scores_b, *, n_train, n_test, alternativ
     )
 
 
-def corrected_repeated_kfold_ttest(scores_a, scores_b, *, n_splits, alternative="two-sided"):
+def corrected_repeated_kfold_ttest(
+    scores_a: ArrayLike, scores_b: ArrayLike, *, n_splits: int, alternative: str = "two-sided"
+) -> TTestResult:
     """Bouckaert and Frank's corrected repeated k-fold cross-validation t test.
 
     The corrected resampled t test applied to the ``r * k`` fold scores of
@@ -918,7 +935,13 @@ def corrected_repeated_kfold_ttest(scores_a, scores_b, *, n_splits, alternative=
     )
 
 
-def corrected_rm_anova(scores, *, n_train, n_test, posthoc=False):
+def corrected_rm_anova(
+    scores: ArrayLike,
+    *,
+    n_train: int,
+    n_test: int,
+    posthoc: bool | Callable[..., Any] = False,
+) -> RMAnovaResult:
     """Repeated-measures ANOVA of three or more models with Nadeau-Bengio's correction.
 
     ``scores[j, c]`` is the score of model ``c`` on split ``j``. The usual
@@ -987,7 +1010,7 @@ def corrected_rm_anova(scores, *, n_train, n_test, posthoc=False):
     ['model_a', 'model_b', 'difference', 'statistic', 'pvalue', 'pvalue_holm']
     """
     names = list(scores.columns) if hasattr(scores, "columns") else None
-    scores = check_array(scores, dtype=np.float64, ensure_2d=True)
+    scores = np.asarray(check_array(scores, dtype=np.float64, ensure_2d=True))
     n_iter, n_models = scores.shape
     if n_models < 2 or n_iter < 2:
         raise ValueError(
@@ -1064,7 +1087,9 @@ def _rm_anova_posthoc(scores, names, n_train, n_test, posthoc):
     return table
 
 
-def wilcoxon(scores_a, scores_b, *, alternative="two-sided", **kwargs):
+def wilcoxon(
+    scores_a: ArrayLike, scores_b: ArrayLike, *, alternative: str = "two-sided", **kwargs: Any
+) -> WilcoxonResult:
     """Wilcoxon signed-rank test on paired scores (a thin wrapper of SciPy's).
 
     Parameters

@@ -1,11 +1,13 @@
 """DeLong's test for two correlated AUCs and Hanley-McNeil's standard error."""
 
 import math
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
+from .._typing import ArrayLike
 from ..utils._validation import _check_aligned_indexes
 from ._common import (
     IntervalResult,
@@ -52,12 +54,12 @@ class DeLongResult(IntervalResult):
     alternative: str
 
     @property
-    def difference(self):
+    def difference(self) -> float:
         """``auc_a - auc_b``."""
         return self.auc_a - self.auc_b
 
     @property
-    def covariance(self):
+    def covariance(self) -> np.ndarray:
         """DeLong covariance matrix of ``(auc_a, auc_b)``, shape (2, 2)."""
         return np.array([[self.var_a, self.cov_ab], [self.cov_ab, self.var_b]])
 
@@ -229,7 +231,14 @@ def _delong_components(positive, scores):
     return np.array(aucs), covariance
 
 
-def delong_test(y_true, scores_a, scores_b, *, pos_label=None, alternative="two-sided"):
+def delong_test(
+    y_true: ArrayLike,
+    scores_a: ArrayLike,
+    scores_b: ArrayLike,
+    *,
+    pos_label: Hashable | None = None,
+    alternative: str = "two-sided",
+) -> DeLongResult:
     """DeLong's test of equal AUC for two classifiers scored on the same rows.
 
     The two AUCs are correlated because they come from the same records;
@@ -342,7 +351,7 @@ def delong_test(y_true, scores_a, scores_b, *, pos_label=None, alternative="two-
     )
 
 
-def hanley_mcneil_se(auc, n_pos, n_neg):
+def hanley_mcneil_se(auc: ArrayLike, n_pos: ArrayLike, n_neg: ArrayLike) -> float | np.ndarray:
     """Hanley and McNeil's (1982) standard error of an AUC.
 
     Parameters

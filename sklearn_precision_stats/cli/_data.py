@@ -339,7 +339,8 @@ class LongTable:
     Parameters
     ----------
     classifiers : list of str or None
-        Classifiers to keep (in this order); None: every one, sorted by name.
+        Classifiers to keep (in this order); None: every one, in order of
+        their first row in the file.
     options : dict
         Option text of ``truth``, ``classifier``, ``prediction`` and
         ``record``, for messages.
@@ -367,20 +368,24 @@ class LongTable:
     # ------------------------------------------------------------ building
     def _column_codes(self, column):
         codes = _encode(self._names, column, self._options["classifier"])
-        n_names = self._names.n_values
-        if self._column_of_code.shape[0] < n_names:
+        n_known, n_names = self._column_of_code.shape[0], self._names.n_values
+        if n_known < n_names:
             names = [str(v) for v in self._names.values]
-            new = []
-            for code in range(self._column_of_code.shape[0], n_names):
+            new = np.full(n_names - n_known, -1, dtype=np.intp)
+            # New classifiers take their columns in order of their first row
+            # (the encoder numbers a batch's new names in sorted order).
+            uniq, first = np.unique(codes, return_index=True)
+            fresh = uniq >= n_known
+            for code in uniq[fresh][np.argsort(first[fresh], kind="stable")].tolist():
                 if self._requested is not None:
                     name = names[code]
-                    new.append(self._requested.index(name) if name in self._requested else -1)
+                    new[code - n_known] = (
+                        self._requested.index(name) if name in self._requested else -1
+                    )
                 else:
-                    new.append(len(self._columns))
+                    new[code - n_known] = len(self._columns)
                     self._columns.append(names[code])
-            self._column_of_code = np.concatenate(
-                [self._column_of_code, np.asarray(new, dtype=np.intp)]
-            )
+            self._column_of_code = np.concatenate([self._column_of_code, new])
         return self._column_of_code[codes]
 
     def _grow(self):
@@ -497,7 +502,7 @@ class LongTable:
                     )
             names = list(self._requested)
         else:
-            names = sorted(self._columns)
+            names = list(self._columns)  # in order of their first row
         if len(names) < 2:
             raise UsageError(
                 f"at least two classifiers are needed, got {names}; pass --classifiers A,B."
@@ -667,12 +672,21 @@ class _Growing:
         return self.array[: self.n]
 
 
-def read_scores(source, truth, names):
+def read_scores(source, truth, names, groups=None):
     """Read the true labels (as codes) and score columns (as float64) of a file.
 
     DeLong's test ranks every score, so the scores are kept: 8 bytes per row
     and score column, plus the truth's code (a byte for fewer than 255
     labels); no other copy of the file's rows is made.
+
+    Parameters
+    ----------
+    source : TableSource
+    truth : str
+    names : list of str
+        The score columns.
+    groups : str, default=None
+        A record-id column, read as codes.
 
     Returns
     -------
@@ -680,14 +694,23 @@ def read_scores(source, truth, names):
         Codes of the true labels (``labels.values[codes]`` are the labels).
     labels : StreamingLabelEncoder
     scores : dict of str -> ndarray of float64
+    group_codes : ndarray of intp or None
+        Only when `groups` is given: the record code of each row.
     """
     import pyarrow as pa
 
+    records = StreamingLabelEncoder() if groups is not None else None
+    group_parts = []
     labels = StreamingLabelEncoder()
     codes = _Growing(np.uint8, source.num_rows)
     scores = {name: _Growing(np.float64, source.num_rows) for name in names}
-    for batch in source.batches([truth, *names], pre_buffer=False):
+    columns = [truth, *names] + ([groups] if groups is not None else [])
+    for batch in source.batches(columns, pre_buffer=False):
         batch_codes = _encode(labels, batch.column(truth), f"--truth column {truth!r}")
+        if records is not None:
+            group_parts.append(
+                _encode(records, batch.column(groups), f"--groups column {groups!r}")
+            )
         codes.widen(_code_dtype(labels.n_values))
         codes.append(batch_codes)
         for name in names:
@@ -704,4 +727,7 @@ def read_scores(source, truth, names):
     # Arrow's pool keeps the decoded batches' pages for reuse; the ranking
     # that follows allocates with NumPy, so they would only add to the peak.
     pa.default_memory_pool().release_unused()
-    return codes.values(), labels, {name: buffer.values() for name, buffer in scores.items()}
+    values = {name: buffer.values() for name, buffer in scores.items()}
+    if groups is None:
+        return codes.values(), labels, values
+    return codes.values(), labels, values, _concat(group_parts)

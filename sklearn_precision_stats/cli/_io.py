@@ -6,6 +6,7 @@ batch size, not on the file's length.
 """
 
 import os
+import re
 import sys
 
 __all__ = []
@@ -25,10 +26,84 @@ _SUFFIXES = {
     ".ipc": "feather",
 }
 FORMATS = ("csv", "parquet", "feather")
+OUTPUT_FORMATS = ("text", "markdown", "latex", "csv", "json")
 
 
 class UsageError(Exception):
     """A problem with the command line or the input file (exit status 2)."""
+
+
+def check_output_path(path):
+    """UsageError unless `path` (None or ``-``: stdout) can be created."""
+    if path is None or os.fspath(path) == "-":
+        return
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise UsageError(f"--output: {path!r} is a folder; give the path of a file in it.")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(
+            f"--output: the folder {os.path.dirname(path) or folder!r} does not exist; "
+            "create it first."
+        )
+
+
+def _require_pyarrow():
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            "reading prediction files needs pyarrow, in the io extra: pip install "
+            "'sklearn-precision-stats[io]'."
+        ) from None
+
+
+# The first bytes of the formats a CSV could be mistaken for.
+_MAGIC = {b"PAR1": "parquet", b"ARROW1": "feather"}
+
+
+def _sniff_text(path, encoding):
+    """UsageError when a CSV file holds binary data or text not in `encoding`."""
+    with open(path, "rb") as handle:
+        head = handle.read(1 << 16)
+    for magic, fmt in _MAGIC.items():
+        if head.startswith(magic):
+            raise UsageError(
+                f"{path!r} is a {fmt.capitalize()} file, not CSV; pass --input-format {fmt}."
+            )
+    if b"\x00" in head:
+        raise UsageError(
+            f"{path!r} is not a CSV text file (it holds binary data); pass a CSV, "
+            "Parquet or Feather file."
+        )
+    _check_decodes(path, head, encoding)
+
+
+def _check_decodes(path, data, encoding):
+    try:
+        data.decode(encoding)
+    except LookupError:
+        raise UsageError(f"--encoding: unknown text encoding {encoding!r}.") from None
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(data) - 4:
+            return  # a character cut at the end of the block read
+        raise UsageError(_encoding_message(path, encoding)) from None
+
+
+def _reason(exc):
+    """pyarrow's message without the raw row it quotes (a CSV parse error)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    match = re.match(r"(.*Expected \d+ columns, got \d+)", text)
+    if match:
+        return match.group(1) + " in a row; check --delimiter, the quoting and the format."
+    return text
+
+
+def _encoding_message(path, encoding):
+    return (
+        f"{path!r} is not {encoding} text; pass its encoding, e.g. --encoding latin-1 "
+        "(or cp1252), or convert it to UTF-8."
+    )
 
 
 def detect_format(path, fmt=None):
@@ -62,23 +137,32 @@ class TableSource:
     batch_size : int, default=None
         Rows per batch at most (the memory of a batch scales with it);
         ``BATCH_ROWS`` when None.
+    encoding : str, default="utf-8"
+        Text encoding of a CSV file. Text that is not in it is a UsageError
+        that names the option, rather than labels made of raw bytes.
     """
 
-    def __init__(self, path, fmt=None, delimiter=None, batch_size=None):
+    def __init__(self, path, fmt=None, delimiter=None, batch_size=None, encoding="utf-8"):
         self.path = os.fspath(path)
         self.batch_size = batch_size
+        if os.path.isdir(self.path):
+            raise UsageError(f"{self.path!r} is a folder; give the path of a file.")
         if not os.path.isfile(self.path):
             raise UsageError(f"no such file: {self.path!r}.")
         self.format = detect_format(self.path, fmt)
+        _require_pyarrow()
         if delimiter is None:
             delimiter = "\t" if self.path.lower().endswith(".tsv") else ","
         self.delimiter = delimiter
+        self.encoding = encoding
+        if self.format == "csv":
+            _sniff_text(self.path, encoding)
         try:
             self.columns, self.num_rows = self._inspect()
         except UsageError:
             raise
         except Exception as exc:  # pyarrow's errors on unreadable files
-            raise UsageError(f"cannot read {self.path!r} as {self.format}: {exc}") from exc
+            raise UsageError(f"cannot read {self.path!r} as {self.format}: {_reason(exc)}") from exc
 
     def _inspect(self):
         if self.format == "parquet":
@@ -102,17 +186,29 @@ class TableSource:
         if os.path.getsize(self.path) == 0:
             raise UsageError(f"{self.path!r} is empty: it has no header and no rows.")
         reader = self._open_csv(None)
+        import pyarrow as pa
+
+        for field in reader.schema:
+            if pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type):
+                raise UsageError(_encoding_message(self.path, self.encoding))
         return list(reader.schema.names), None
 
     def _open_csv(self, columns):
         import pyarrow.csv as pcsv
 
-        read = pcsv.ReadOptions(block_size=CSV_BLOCK_BYTES)
+        # pyarrow transcodes other encodings to UTF-8 itself.
+        encoding = "utf8" if self.encoding.lower().replace("-", "") == "utf8" else self.encoding
+        read = pcsv.ReadOptions(block_size=CSV_BLOCK_BYTES, encoding=encoding)
         parse = pcsv.ParseOptions(delimiter=self.delimiter)
         # Text labels arrive dictionary-encoded: the label encoder then maps
         # a few dictionary entries instead of hashing every row.
+        # Empty cells and NA (pyarrow's null spellings) are missing in text
+        # columns too, not labels '' or 'NA': they are reported as missing.
         convert = pcsv.ConvertOptions(
-            include_columns=columns, auto_dict_encode=True, auto_dict_max_cardinality=1 << 16
+            include_columns=columns,
+            auto_dict_encode=True,
+            auto_dict_max_cardinality=1 << 16,
+            strings_can_be_null=True,
         )
         return pcsv.open_csv(
             self.path, read_options=read, parse_options=parse, convert_options=convert
@@ -152,7 +248,9 @@ class TableSource:
             import pyarrow as pa
 
             if isinstance(exc, (pa.ArrowInvalid, pa.ArrowTypeError, OSError)):
-                raise UsageError(f"cannot read {self.path!r}: {exc}") from exc
+                if "UTF8" in str(exc) or "UTF-8" in str(exc):
+                    raise UsageError(_encoding_message(self.path, self.encoding)) from exc
+                raise UsageError(f"cannot read {self.path!r}: {_reason(exc)}") from exc
             raise
         finally:
             if bar is not None:

@@ -3,16 +3,13 @@
 import json
 import math
 import os
+import stat
 import sys
-import tempfile
+import uuid
 
 import numpy as np
 
-from ..results._export import _latex_escape
-
 __all__ = []
-
-OUTPUT_FORMATS = ("text", "markdown", "latex", "csv", "json")
 
 
 def _cell(value, digits=6):
@@ -37,8 +34,24 @@ def to_markdown(frame):
     return "\n".join([header, align + "|", *rows]) + "\n"
 
 
+def fixed_width(frame, digits=4):
+    """Right-aligned plain-text columns, fast on long tables (no per-row layout)."""
+    columns = []
+    for name in frame.columns:
+        values = frame[name].to_numpy()
+        if values.dtype.kind == "f":
+            cells = [_cell(v, digits) for v in values.tolist()]
+        else:
+            cells = [str(v) for v in values.tolist()]
+        width = max(len(str(name)), max(map(len, cells), default=0))
+        columns.append([str(name).rjust(width)] + [c.rjust(width) for c in cells])
+    return "\n".join("  ".join(row) for row in zip(*columns, strict=True)) + "\n"
+
+
 def to_latex(frame):
     """A booktabs ``tabular`` (needs ``\\usepackage{booktabs}``)."""
+    from ..results._export import _latex_escape
+
     spec = "".join("r" if frame[c].dtype.kind in "iufb" else "l" for c in frame.columns)
     lines = [
         f"\\begin{{tabular}}{{{spec}}}",
@@ -113,7 +126,9 @@ def render(tables, fmt, text=None, meta=None):
 def write_output(text, path=None):
     """Write `text` to `path` through a temporary file and a rename, or to stdout.
 
-    A failure part-way leaves no partial file at `path`.
+    A failure part-way leaves no partial file at `path`. The file gets the
+    mode any tool gives a new file (``0o666`` less the umask); a file
+    replaced keeps its mode.
     """
     if path is None or os.fspath(path) == "-":
         sys.stdout.write(text)
@@ -121,8 +136,12 @@ def write_output(text, path=None):
         return
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
+    tmp = os.path.join(directory, f".tmp-{uuid.uuid4().hex[:12]}-{os.path.basename(path)}")
+    # os.open applies the umask to 0o666; tempfile.mkstemp would give 0o600.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
+        if os.path.exists(path):  # a file replaced keeps its mode, as with `>`
+            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
         os.replace(tmp, path)

@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import StrOptions, _check_method_params, _num_samples
 from ..utils._validation import _as_label_array, _check_aligned_indexes
-from ._paired_comparator import _BaseComparator, _kept
+from ._paired_comparator import _BaseComparator, _kept, _scores
 
 __all__ = ["CVPrecisionComparator"]
 
@@ -108,6 +108,10 @@ class CVPrecisionComparator(_BaseComparator):
         comparison stays paired. There is no per-split score here, so the
         value itself is not used; it is accepted for compatibility with
         :func:`~sklearn.model_selection.cross_validate`.
+    store_scores : bool, default=False
+        Also keep each classifier's out-of-fold scores (``predict_proba``,
+        else ``decision_function``) in `scores_`, for
+        :meth:`compare_scores`.
 
     Attributes
     ----------
@@ -133,6 +137,11 @@ class CVPrecisionComparator(_BaseComparator):
         (index), ``"fit_time"`` and ``"predict_time"`` (seconds; NaN where
         the task failed), ``"n_train"``, ``"n_test"`` and ``"failed"``
         (bool).
+    scores_ : dict of str -> ndarray
+        With ``store_scores=True``: each classifier's out-of-fold scores,
+        shape ``(n_rows,)`` for two classes (the second class's) or
+        ``(n_rows, n_classes)`` (columns in the order of `classes_`), rows
+        aligned with that classifier's rows of `predictions_`.
     n_splits_ : int
         Number of splits of `cv`.
     classes_ : ndarray
@@ -209,6 +218,7 @@ class CVPrecisionComparator(_BaseComparator):
         "cv": ["cv_object"],
         "verbose": ["verbose"],
         "error_score": [StrOptions({"raise"}), numbers.Real],
+        "store_scores": ["boolean"],
     }
 
     def __init__(
@@ -223,6 +233,7 @@ class CVPrecisionComparator(_BaseComparator):
         n_jobs: int | None = None,
         verbose: int = 0,
         error_score: str | float = "raise",
+        store_scores: bool = False,
     ) -> None:
         self.estimators = estimators
         self.cv = cv
@@ -233,6 +244,7 @@ class CVPrecisionComparator(_BaseComparator):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.error_score = error_score
+        self.store_scores = store_scores
 
     def fit(self, X: Any, y: Any, groups: Any = None, **fit_params: Any) -> CVPrecisionComparator:
         """Cross-validate every estimator and compare them.
@@ -314,6 +326,13 @@ class CVPrecisionComparator(_BaseComparator):
         }
         y_true = y[rows["record_id"]]
         self.predictions_ = _predictions_frame(rows, y_true, y_pred)
+        if self.store_scores:
+            self.scores_ = {
+                name: _gather_predictions(outputs[j :: len(names)], kept_splits, rows, "scores")
+                for j, name in enumerate(names)
+            }
+        elif hasattr(self, "scores_"):
+            del self.scores_
         # Warnings about undefined statistics point at the caller of fit.
         self.result_ = self._compare_predictions(
             y_true, y_pred, rows["record_id"], metric=self.metric
@@ -324,8 +343,10 @@ class CVPrecisionComparator(_BaseComparator):
         self,
         metric: str | None = None,
         *,
+        average: str | None = None,
         confidence_level: float | None = None,
         labels: Any = None,
+        **metric_params: Any,
     ) -> Any:
         """Compare the stored out-of-fold predictions, for any measure.
 
@@ -334,22 +355,109 @@ class CVPrecisionComparator(_BaseComparator):
 
         Parameters
         ----------
-        metric : {"precision", "npv", "recall", "specificity", \
-                "accuracy"}, default=None
+        metric : str, default=None
             The measure to compare; the comparator's `metric` when None.
+            ``"precision"``, ``"npv"``, ``"recall"``, ``"specificity"`` and
+            ``"accuracy"`` (with `average` None) give the GEE comparison of
+            :func:`compare_precision` and its siblings; every other measure
+            of :func:`compare_metric` (``"f1"``, ``"fbeta"``,
+            ``"jaccard"``, ``"mcc"``, ``"cohen_kappa"``,
+            ``"balanced_accuracy"``, ``"informedness"``, ``"markedness"``),
+            and the five with an `average`, the delta-method comparison of
+            :func:`compare_metric` with the records as clusters.
+        average : {"binary", "micro", "macro", "weighted"}, default=None
+            As in :func:`compare_metric`: None gives one row per class.
         confidence_level : float, default=None
             Confidence level of the intervals; the comparator's when None.
         labels : array-like, default=None
             The classes to report, in this order; every class seen when
             None.
+        **metric_params : dict
+            ``beta`` (``"fbeta"``), ``weights`` (``"cohen_kappa"``),
+            ``pos_label`` (``average="binary"``), passed to
+            :func:`compare_metric`.
 
         Returns
         -------
-        PairedComparison
-            As `result_`, for the measure asked.
+        PairedComparison or MetricComparison
+            As `result_`, or as :func:`compare_metric` returns, for the
+            measure asked.
         """
         check_is_fitted(self, "predictions_")
-        metric = self._validate_metric(metric)
+        metric = self._validate_metric(metric, average)
+        y_true, y_pred, records = self._stored_predictions()
+        return self._compare_labels(
+            y_true,
+            y_pred,
+            records,
+            metric=metric,
+            average=average,
+            confidence_level=confidence_level,
+            labels=labels,
+            metric_params=metric_params,
+        )
+
+    def compare_scores(
+        self,
+        metric: str = "average_precision",
+        *,
+        average: str | None = None,
+        confidence_level: float | None = None,
+        **metric_params: Any,
+    ) -> Any:
+        """Compare the stored out-of-fold scores without a threshold.
+
+        Needs ``store_scores=True``. No estimator is refitted; the
+        bootstrap draws records (clusters), so a record tested in several
+        repeats keeps its rows together.
+
+        Parameters
+        ----------
+        metric : {"average_precision", "precision_at_recall", \
+                "recall_at_precision", "roc_auc"}, default="average_precision"
+            The measure, compared by :func:`compare_average_precision`,
+            :func:`compare_precision_at_recall`,
+            :func:`compare_recall_at_precision` or :func:`compare_roc_auc`
+            (by default ``method="bootstrap"`` when records repeat:
+            DeLong's test takes no clusters).
+        average : {"macro", "micro", "weighted"}, default=None
+            None gives one row per class (one row, the second class, for a
+            binary problem).
+        confidence_level : float, default=None
+            Confidence level of the intervals; the comparator's when None.
+        **metric_params : dict
+            Passed to the function: ``recall``, ``precision``, ``method``
+            (ROC AUC), ``n_resamples``, ``random_state``.
+
+        Returns
+        -------
+        MetricComparison
+            As those functions return.
+        """
+        check_is_fitted(self, "predictions_")
+        if not hasattr(self, "scores_"):
+            raise ValueError(
+                "compare_scores needs the out-of-fold scores: fit the comparator with "
+                "store_scores=True."
+            )
+        y_true, _, stored_records = self._stored_predictions()
+        records: np.ndarray | None = stored_records
+        if np.unique(stored_records).shape[0] == stored_records.shape[0]:
+            records = None  # every record once: no clusters
+        elif metric == "roc_auc":
+            metric_params.setdefault("method", "bootstrap")
+        return self._compare_score_columns(
+            y_true,
+            self.scores_,
+            records,
+            metric=metric,
+            average=average,
+            confidence_level=confidence_level,
+            metric_params=metric_params,
+        )
+
+    def _stored_predictions(self) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+        """(y_true, {name: y_pred}, record ids) of the stacked rows."""
         frame = self.predictions_
         # predictions_ holds one block of rows per classifier, in the same
         # (repeat, record) order, so the blocks are aligned row by row.
@@ -360,14 +468,7 @@ class CVPrecisionComparator(_BaseComparator):
             for i, name in enumerate(names)
         }
         first = slice(0, n_rows)
-        return self._compare_predictions(
-            frame["y_true"].to_numpy()[first],
-            y_pred,
-            frame["record_id"].to_numpy()[first],
-            metric=metric,
-            confidence_level=confidence_level,
-            labels=labels,
-        )
+        return frame["y_true"].to_numpy()[first], y_pred, frame["record_id"].to_numpy()[first]
 
     def _run_tasks(self, X, y, tasks, routed):
         """Run every (classifier, split) fit in one joblib.Parallel call."""
@@ -390,6 +491,7 @@ class CVPrecisionComparator(_BaseComparator):
                 routed[name],
                 self.error_score,
                 (name, split_idx, len(tasks) // len(routed)),
+                self.classes_ if self.store_scores else None,
             )
             for name, estimator, split_idx, train, test in tasks
         )
@@ -481,14 +583,18 @@ def _as_indices(indices, n_samples, split_idx, part):
     return np.where(indices < 0, indices + n_samples, indices).astype(np.intp)
 
 
-def _fit_and_predict(estimator, X, y, train, test, fit_params, error_score, task):
+def _fit_and_predict(estimator, X, y, train, test, fit_params, error_score, task, classes=None):
     """Fit on the training records, predict the test records, time both.
+
+    With `classes` (all the classes of y), the test records' scores are
+    kept too, one column per class (see ``_scores``).
 
     Returns
     -------
     dict
-        ``y_pred`` (None when the task failed), ``fit_time``,
-        ``predict_time`` and ``error`` (the traceback, or None).
+        ``y_pred`` (None when the task failed), ``scores`` (None unless
+        asked), ``fit_time``, ``predict_time`` and ``error`` (the
+        traceback, or None).
     """
     # Restrict sample-aligned fit parameters to the training records, as
     # cross_validate does.
@@ -502,6 +608,7 @@ def _fit_and_predict(estimator, X, y, train, test, fit_params, error_score, task
         start = time.perf_counter()
         y_pred = _as_label_array(estimator.predict(X_test), "predictions")
         predict_time = time.perf_counter() - start
+        scores = None if classes is None else _scores(estimator, X_test, classes, task[0])
         if y_pred.shape[0] != test.shape[0]:
             raise ValueError(
                 f"predict returned {y_pred.shape[0]} labels for {test.shape[0]} test records."
@@ -522,12 +629,14 @@ def _fit_and_predict(estimator, X, y, train, test, fit_params, error_score, task
             raise
         return {
             "y_pred": None,
+            "scores": None,
             "fit_time": np.nan,
             "predict_time": np.nan,
             "error": format_exc(),
         }
     return {
         "y_pred": y_pred,
+        "scores": scores,
         "fit_time": fit_time,
         "predict_time": predict_time,
         "error": None,
@@ -600,12 +709,12 @@ def _stack_rows(tests, kept_splits):
     }
 
 
-def _gather_predictions(outputs, kept_splits, rows):
-    """One classifier's predictions of the stacked rows, in row order.
+def _gather_predictions(outputs, kept_splits, rows, key="y_pred"):
+    """One classifier's predictions (or scores) of the stacked rows, in row order.
 
     `outputs` holds the classifier's task outputs, one per split.
     """
-    kept = [out["y_pred"] for out, keep in zip(outputs, kept_splits, strict=False) if keep]
+    kept = [out[key] for out, keep in zip(outputs, kept_splits, strict=False) if keep]
     return np.concatenate(kept)[rows["order"]]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -11,7 +12,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn import get_config
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.utils import Bunch
+from sklearn.utils import Bunch, get_tags
 from sklearn.utils.metadata_routing import (
     MetadataRouter,
     MethodMapping,
@@ -20,13 +21,28 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from ..engine._roles import ROLES
+from ..metrics._definitions import NAMED
 from ..paired._compare import _compare
-from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions
+from ..utils._sklearn_compat import Interval, StrOptions
 from ..utils._validation import _check_aligned_indexes, _named_items
 
 __all__ = ["PairedPrecisionComparator"]
 
 METRICS = tuple(ROLES)
+# Every measure compare() takes: the GEE measures (per class, with average
+# None) and the measures of compare_metric.
+MEASURES = tuple(dict.fromkeys([*METRICS, *NAMED]))
+AVERAGES = ("binary", "micro", "macro", "weighted", "samples")
+
+
+# The threshold-free measures of compare_scores, by their function's name.
+SCORE_METRICS = ("average_precision", "precision_at_recall", "recall_at_precision", "roc_auc")
+
+
+def _is_gee(metric: str, average: str | None, metric_params: dict[str, Any]) -> bool:
+    """Whether the comparison is the GEE one of compare_precision and its siblings."""
+    return metric in METRICS and average is None and not metric_params
+
 
 # The estimators' API pages on the documentation site, linked from the
 # notebook (HTML) representation of an estimator.
@@ -59,7 +75,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         "estimators": [list, tuple, Mapping],
         "reference": [str, None],
         "metric": [StrOptions(set(METRICS))],
-        "confidence_level": [Interval(RealNotInt, 0, 1, closed="neither")],
+        "confidence_level": [Interval(numbers.Real, 0, 1, closed="neither")],
         "cov_type": [StrOptions({"robust", "bias_reduced"})],
         "n_jobs": [numbers.Integral, None],
     }
@@ -279,13 +295,111 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         # integer `cv` is stratified by class all the same (see
         # CVPrecisionComparator); in cross_validate pass a StratifiedKFold.
         tags.target_tags.required = True
+        # The comparator passes X to every member: it takes what all of them
+        # take (sparse matrices, missing values, strings, ...), and needs
+        # what any of them needs (non-negative features), as a Pipeline's
+        # tags follow its steps. Invalid members are left to fit to report.
+        members = []
+        for _, est in _kept(self._items()):
+            try:
+                members.append(get_tags(est))
+            except (AttributeError, TypeError):
+                return tags
+        if members:
+            inputs = tags.input_tags
+            for name in ("sparse", "allow_nan", "categorical", "string", "dict"):
+                setattr(inputs, name, all(getattr(m.input_tags, name) for m in members))
+            inputs.positive_only = any(m.input_tags.positive_only for m in members)
+            tags.non_deterministic = any(m.non_deterministic for m in members)
         return tags
 
-    def _validate_metric(self, metric: str | None) -> str:
+    def _validate_metric(self, metric: str | None, average: str | None = None) -> str:
         metric = self.metric if metric is None else metric
-        if metric not in METRICS:
-            raise ValueError(f"metric must be one of {list(METRICS)}, got {metric!r}.")
+        if metric not in MEASURES:
+            raise ValueError(f"metric must be one of {list(MEASURES)}, got {metric!r}.")
+        if average is not None and average not in AVERAGES:
+            raise ValueError(f"average must be one of {list(AVERAGES)} or None, got {average!r}.")
         return metric
+
+    def _compare_score_columns(
+        self,
+        y_true: Any,
+        y_scores: dict[str, np.ndarray],
+        groups: Any,
+        *,
+        metric: str,
+        average: str | None,
+        confidence_level: float | None,
+        metric_params: dict[str, Any],
+    ) -> Any:
+        """The threshold-free comparison of `metric` on the classifiers' scores.
+
+        The score columns follow ``classes_``, which are passed as the
+        labels; warnings are re-issued at the caller of the public method.
+        """
+        from .. import threshold_free
+
+        if metric not in SCORE_METRICS:
+            raise ValueError(f"metric must be one of {list(SCORE_METRICS)}, got {metric!r}.")
+        function = getattr(threshold_free, f"compare_{metric}")
+        level = self.confidence_level if confidence_level is None else confidence_level
+        names = self._ordered_names(list(y_scores))
+        return _reissued(
+            function,
+            y_true,
+            {name: y_scores[name] for name in names},
+            groups=groups,
+            labels=self.classes_,
+            average=average,
+            confidence_level=level,
+            **metric_params,
+        )
+
+    def _compare_labels(
+        self,
+        y_true: Any,
+        y_preds: Any,
+        groups: Any,
+        *,
+        metric: str,
+        average: str | None,
+        confidence_level: float | None,
+        labels: Any,
+        metric_params: dict[str, Any],
+    ) -> Any:
+        """The comparison of ``compare``: GEE, or :func:`compare_metric`.
+
+        The GEE comparison of :meth:`_compare_predictions` for the measures
+        it covers, otherwise :func:`compare_metric` with this comparator's
+        reference and level, its warnings re-issued at the line that
+        called the public method.
+        """
+        if _is_gee(metric, average, metric_params):
+            # One frame more than from fit: this method.
+            return self._compare_predictions(
+                y_true,
+                y_preds,
+                groups,
+                metric=metric,
+                confidence_level=confidence_level,
+                labels=labels,
+                stacklevel=6,
+            )
+        from ..metrics import compare_metric
+
+        level = self.confidence_level if confidence_level is None else confidence_level
+        return _reissued(
+            compare_metric,
+            y_true,
+            y_preds,
+            metric=metric,
+            average=average,
+            reference=self.reference,
+            groups=groups,
+            labels=labels,
+            confidence_level=level,
+            **metric_params,
+        )
 
     def _compare_predictions(
         self,
@@ -296,6 +410,8 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         metric: str,
         confidence_level: float | None = None,
         labels: Any = None,
+        diagnostics: list[str] | None = None,
+        stacklevel: int = 5,
     ) -> Any:
         """The comparison of the paired functions, with this comparator's settings.
 
@@ -303,10 +419,12 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         covariance are the comparator's, and so is the confidence level when
         `confidence_level` is None. Called by the public methods directly,
         so that warnings about undefined statistics point at their caller.
+        A `diagnostics` list receives those messages instead of warnings.
+        `stacklevel` counts the frames from the engine's warning to the
+        user's line: by default two in the paired module, this method, the
+        public method and the user's line.
         """
         level = self.confidence_level if confidence_level is None else confidence_level
-        # Frames from the engine's warning to the user's call: two in the
-        # paired module, this method, the public method and the user's line.
         return _compare(
             y_true,
             y_preds,
@@ -316,9 +434,23 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
             level,
             "closed-form",
             metric,
-            5,
+            stacklevel,
             cov_type=self.cov_type,
+            diagnostics=diagnostics,
         )
+
+
+def _reissued(function: Any, /, *args: Any, **kwargs: Any) -> Any:
+    """``function(*args, **kwargs)``, its warnings re-issued at the user's line.
+
+    Called from a comparator's private method, itself called by the public
+    method: the user's line is three frames up from here.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        result = function(*args, **kwargs)
+    for item in caught:
+        warnings.warn(item.message, item.category, stacklevel=4)
+    return result
 
 
 def _routing_enabled() -> bool:
@@ -343,6 +475,42 @@ def _accepts_fit_param(estimator: Any, key: str) -> bool:
     return key in parameters or any(
         p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
     )
+
+
+def _scores(estimator: Any, X: Any, classes: np.ndarray, name: str) -> np.ndarray:
+    """An estimator's scores of X, one column per class of `classes`.
+
+    A class the estimator did not see in fit (a cross-validation fold
+    without it) gets probability 0. Two classes: the second class's column.
+    """
+    if hasattr(estimator, "predict_proba"):
+        scores = np.asarray(estimator.predict_proba(X), dtype=float)
+    elif hasattr(estimator, "decision_function"):
+        scores = np.asarray(estimator.decision_function(X), dtype=float)
+    else:
+        raise ValueError(
+            f"estimator {name!r} ({type(estimator).__name__}) has neither predict_proba "
+            "nor decision_function, so it gives no scores to compare; use compare() "
+            "for its predicted labels."
+        )
+    own = np.asarray(getattr(estimator, "classes_", classes))
+    if scores.ndim == 1:
+        if len(own) != 2 or len(classes) != 2:
+            raise ValueError(
+                f"estimator {name!r} gives one score per record, which is for two "
+                f"classes; the comparator has {len(classes)}."
+            )
+        return scores
+    if own.shape[0] != classes.shape[0] or (own != classes).any():
+        if not hasattr(estimator, "predict_proba"):
+            raise ValueError(
+                f"estimator {name!r} was fitted on the classes {own.tolist()}, not on "
+                f"all of {classes.tolist()}; its decision_function cannot be aligned."
+            )
+        full = np.zeros((scores.shape[0], classes.shape[0]))
+        full[:, np.searchsorted(classes, own)] = scores
+        scores = full
+    return scores[:, 1] if classes.shape[0] == 2 else scores
 
 
 def _fit_one(estimator: Any, X: Any, y: Any, fit_params: dict[str, Any]) -> Any:
@@ -507,14 +675,90 @@ class PairedPrecisionComparator(_BaseComparator):
         names = self._ordered_names(names)
         return {name: self.named_estimators_[name].predict(X) for name in names}
 
+    def scores_all(self, X: Any) -> dict[str, np.ndarray]:
+        """Scores of every fitted estimator, for the threshold-free comparisons.
+
+        ``predict_proba`` where the estimator has it, else
+        ``decision_function``. For two classes, the scores of the second
+        class of ``classes_`` (shape ``(n_samples,)``); otherwise one column
+        per class of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            The records to score.
+
+        Returns
+        -------
+        dict
+            Estimator name -> scores, reference first.
+        """
+        check_is_fitted(self, "estimators_")
+        names = [name for name, est in self.named_estimators_.items() if not _is_drop(est)]
+        return {
+            name: _scores(self.named_estimators_[name], X, self.classes_, name)
+            for name in self._ordered_names(names)
+        }
+
+    def compare_scores(
+        self,
+        X: Any,
+        y: Any,
+        *,
+        metric: str = "average_precision",
+        average: str | None = None,
+        confidence_level: float | None = None,
+        **metric_params: Any,
+    ) -> Any:
+        """Score X with every estimator and compare them without a threshold.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Test data, not used in fit.
+        y : array-like of shape (n_samples,)
+            True labels of X.
+        metric : {"average_precision", "precision_at_recall", \
+                "recall_at_precision", "roc_auc"}, default="average_precision"
+            The measure, compared by :func:`compare_average_precision`,
+            :func:`compare_precision_at_recall`,
+            :func:`compare_recall_at_precision` or :func:`compare_roc_auc`
+            on the scores of :meth:`scores_all`.
+        average : {"macro", "micro", "weighted"}, default=None
+            As in those functions: None gives one row per class (one row,
+            the second class, for a binary problem).
+        confidence_level : float, default=None
+            Confidence level of the intervals; the comparator's when None.
+        **metric_params : dict
+            Passed to the function: ``recall``, ``precision``, ``method``
+            (ROC AUC), ``n_resamples``, ``random_state``.
+
+        Returns
+        -------
+        MetricComparison
+            As those functions return.
+        """
+        _check_aligned_indexes(X=X, y=y)
+        return self._compare_score_columns(
+            y,
+            self.scores_all(X),
+            None,
+            metric=metric,
+            average=average,
+            confidence_level=confidence_level,
+            metric_params=metric_params,
+        )
+
     def compare(
         self,
         X: Any,
         y: Any,
         *,
         metric: str | None = None,
+        average: str | None = None,
         confidence_level: float | None = None,
         labels: Any = None,
+        **metric_params: Any,
     ) -> Any:
         """Predict X with every estimator and compare them, class by class.
 
@@ -524,29 +768,44 @@ class PairedPrecisionComparator(_BaseComparator):
             Test data, not used in fit.
         y : array-like of shape (n_samples,)
             True labels of X.
-        metric : {"precision", "npv", "recall", "specificity", \
-                "accuracy"}, default=None
+        metric : str, default=None
             The measure to compare; the comparator's `metric` when None.
-            The fitted estimators are reused: another measure needs no
-            refit.
+            ``"precision"``, ``"npv"``, ``"recall"``, ``"specificity"`` and
+            ``"accuracy"`` (with `average` None) give the GEE comparison of
+            :func:`compare_precision` and its siblings; every other measure
+            of :func:`compare_metric` (``"f1"``, ``"fbeta"``,
+            ``"jaccard"``, ``"mcc"``, ``"cohen_kappa"``,
+            ``"balanced_accuracy"``, ``"informedness"``, ``"markedness"``),
+            and the five with an `average`, the delta-method comparison of
+            :func:`compare_metric`. The fitted estimators are reused:
+            another measure needs no refit.
+        average : {"binary", "micro", "macro", "weighted"}, default=None
+            As in :func:`compare_metric`: None gives one row per class.
         confidence_level : float, default=None
             Confidence level of the intervals; the comparator's when None.
         labels : array-like, default=None
             The classes to report, in this order; every class seen when
             None.
+        **metric_params : dict
+            ``beta`` (``"fbeta"``), ``weights`` (``"cohen_kappa"``),
+            ``pos_label`` (``average="binary"``), passed to
+            :func:`compare_metric`.
 
         Returns
         -------
-        PairedComparison
-            As returned by :func:`compare_precision` and its siblings.
+        PairedComparison or MetricComparison
+            As returned by :func:`compare_precision` and its siblings, or
+            by :func:`compare_metric`.
         """
         _check_aligned_indexes(X=X, y=y)
-        metric = self._validate_metric(metric)
-        return self._compare_predictions(
+        metric = self._validate_metric(metric, average)
+        return self._compare_labels(
             y,
             self.predict_all(X),
             None,
             metric=metric,
+            average=average,
             confidence_level=confidence_level,
             labels=labels,
+            metric_params=metric_params,
         )

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 
-from ._paired_comparator import METRICS
+from ..exceptions import UndefinedStatisticWarning
+from ..metrics._definitions import WHOLE_MATRIX
+from ..utils._validation import _check_aligned_indexes
+from ._paired_comparator import AVERAGES, MEASURES, SCORE_METRICS, _is_gee
 
 __all__ = ["make_comparison_scorer"]
 
 _TESTS = ("gs", "wgs", "wald", "ratio")
 _OUTPUTS = ("pvalue", "statistic", "ratio", "diff")
+
+# The score of a fold whose comparison is undefined, under
+# ``undefined="neutral"``: the value of "no difference" (p = 1, a zero
+# statistic or difference, a ratio of one).
+_NEUTRAL = {"pvalue": -1.0, "statistic": 0.0, "ratio": 1.0, "diff": 0.0}
 
 
 class _ComparisonScorer:
@@ -25,16 +34,80 @@ class _ComparisonScorer:
         metric: str,
         label: Hashable | None,
         classifier: str | None,
+        undefined: float = np.nan,
+        average: str | None = None,
+        metric_params: dict[str, Any] | None = None,
     ) -> None:
         self.test = test
         self.output = output
         self.metric = metric
         self.label = label
         self.classifier = classifier
+        self.undefined = undefined
+        self.average = average
+        self.metric_params = dict(metric_params or {})
 
     def __call__(self, comparator: Any, X: Any, y: Any, **kwargs: Any) -> float:
-        result = comparator.compare(X, y, metric=self.metric)
-        row = _select_row(result.table, self.metric, self.label, self.classifier)
+        if self.metric in SCORE_METRICS:
+            return self._score_measure(comparator, X, y, scores=True)
+        if not _is_gee(self.metric, self.average, self.metric_params):
+            return self._score_measure(comparator, X, y)
+        # The comparison is made without its warnings: most are about
+        # statistics this scorer does not read, and a grid search would
+        # repeat them for every split and candidate. If the number scored
+        # is undefined, one warning gives the reasons for its class.
+        _check_aligned_indexes(X=X, y=y)
+        y_preds = comparator.predict_all(X)
+        result = comparator._compare_predictions(
+            y, y_preds, None, metric=self.metric, diagnostics=[]
+        )
+        value = self._score(_select_row(result.table, self.metric, self.label, self.classifier))
+        if np.isnan(value):
+            reasons: list[str] = []
+            labels = None if self.metric == "accuracy" else [self.label]
+            comparator._compare_predictions(
+                y, y_preds, None, metric=self.metric, labels=labels, diagnostics=reasons
+            )
+            where = "the pooled classes" if labels is None else f"class {self.label!r}"
+            scored = (
+                self.output if self.output in ("ratio", "diff") else f"{self.test} {self.output}"
+            )
+            warnings.warn(
+                f"The scored {scored} of {where} is NaN in this split; the split "
+                f"scores {self.undefined}. {' '.join(reasons)}",
+                UndefinedStatisticWarning,
+                stacklevel=2,
+            )
+            return self.undefined
+        return value
+
+    def _score_measure(self, comparator: Any, X: Any, y: Any, scores: bool = False) -> float:
+        """The score of a measure of compare_metric, or a threshold-free one."""
+        # As above: one warning, only when the number scored is undefined.
+        compare = comparator.compare_scores if scores else comparator.compare
+        with warnings.catch_warnings(record=True) as caught:
+            result = compare(X, y, metric=self.metric, average=self.average, **self.metric_params)
+        row = _select_row(result.table, self.metric, self.label, self.classifier, pooled=True)
+        if self.output == "diff":
+            value = float(row["diff"])
+        elif self.output == "pvalue":
+            value = -float(row["diff_pvalue"])
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                value = float(row["diff"] / row["diff_se"])
+        if np.isnan(value):
+            where = f"class {row['class']!r}"
+            reasons = " ".join(str(item.message) for item in caught)
+            warnings.warn(
+                f"The scored {self.output} of {self.metric} for {where} is NaN in this "
+                f"split; the split scores {self.undefined}. {reasons}",
+                UndefinedStatisticWarning,
+                stacklevel=3,
+            )
+            return self.undefined
+        return value
+
+    def _score(self, row: Any) -> float:
         if self.output == "ratio":
             return float(row["ratio"])
         if self.output == "diff":
@@ -53,12 +126,25 @@ class _ComparisonScorer:
         return (
             f"make_comparison_scorer(test={self.test!r}, output={self.output!r}, "
             f"metric={self.metric!r}, label={self.label!r}, "
-            f"classifier={self.classifier!r})"
+            f"classifier={self.classifier!r}, undefined={self.undefined!r}, "
+            f"average={self.average!r}"
+            + "".join(f", {k}={v!r}" for k, v in self.metric_params.items())
+            + ")"
         )
 
 
-def _select_row(table: Any, metric: str, label: Hashable | None, classifier: str | None) -> Any:
-    """The table row of `label` (ignored for accuracy) and `classifier`."""
+def _select_row(
+    table: Any,
+    metric: str,
+    label: Hashable | None,
+    classifier: str | None,
+    pooled: bool = False,
+) -> Any:
+    """The table row of `label` and `classifier`.
+
+    `label` is ignored for accuracy, and when it is None with `pooled`
+    (the one row of an average or of a whole-matrix measure).
+    """
     rows = table
     if classifier is None:
         names = list(dict.fromkeys(table["classifier"].tolist()))
@@ -76,7 +162,14 @@ def _select_row(table: Any, metric: str, label: Hashable | None, classifier: str
                 f"classifier={classifier!r} is not compared with the reference; "
                 f"the compared classifiers are {names}."
             )
-    if metric != "accuracy":
+    if pooled and label is None and rows.shape[0] > 1:
+        classes = list(dict.fromkeys(table["class"].tolist()))
+        raise ValueError(
+            f"label is needed: the comparison of {metric} has one row per class "
+            f"{classes}; make the scorer with make_comparison_scorer(..., label=<class>) "
+            "or with an average."
+        )
+    if metric != "accuracy" and not (pooled and label is None):
         matches = rows["class"].to_numpy() == label
         if not matches.any():
             classes = list(dict.fromkeys(table["class"].tolist()))
@@ -89,16 +182,21 @@ def _select_row(table: Any, metric: str, label: Hashable | None, classifier: str
 
 
 def make_comparison_scorer(
-    test: str = "gs",
+    test: str | None = None,
     output: str = "pvalue",
     metric: str = "precision",
     label: Hashable | None = None,
     classifier: str | None = None,
+    undefined: str | float = "neutral",
+    *,
+    average: str | None = None,
+    **metric_params: Any,
 ) -> _ComparisonScorer:
     """Make a scorer that reports one number of a comparator's comparison.
 
-    The scorer calls ``comparator.compare(X, y, metric=metric)`` on the test
-    fold and returns the chosen output for one class and classifier, so it
+    The scorer calls ``comparator.compare(X, y, metric=metric,
+    average=average)`` on the test fold and returns the chosen output for
+    one class (or average) and classifier, so it
     can be passed to :func:`sklearn.model_selection.cross_validate` or
     :class:`~sklearn.model_selection.GridSearchCV` (alone or in a
     ``scoring`` dict) with a :class:`PairedPrecisionComparator`.
@@ -119,26 +217,78 @@ def make_comparison_scorer(
       reference) are returned as is: larger favours the compared
       classifier.
 
+    So ``"ratio"``, ``"diff"`` and the ratio test's ``"statistic"`` select
+    the candidate that beats the reference by most, while ``"pvalue"`` and
+    the chi-square statistics select the candidate that differs most from
+    the reference, in either direction: use them to screen, not to pick
+    the better model.
+
+    A fold whose comparison is undefined (the compared classifier or the
+    reference never predicts the class in that test fold, a zero variance,
+    ...) has no value. :class:`~sklearn.model_selection.GridSearchCV` would
+    rank a candidate with one NaN fold last whatever its other folds, so by
+    default (``undefined="neutral"``) such a fold scores the value of no
+    difference: ``-1`` for ``"pvalue"`` (p = 1), ``0`` for ``"statistic"``
+    and ``"diff"``, ``1`` for ``"ratio"``. The fold then counts as no
+    evidence either way, the mean over folds stays defined, and the
+    candidates are ranked on it. One :class:`UndefinedStatisticWarning`
+    still says why the fold is undefined. Pass a number to score such folds
+    with it (e.g. ``-1.0`` with ``output="diff"`` to count them as the worst
+    possible fold), or ``np.nan`` to keep them NaN.
+
+    The threshold-free measures (``"average_precision"``,
+    ``"precision_at_recall"``, ``"recall_at_precision"``, ``"roc_auc"``)
+    call ``comparator.compare_scores`` instead; their ``"pvalue"`` is that
+    of the paired bootstrap (DeLong's test for ROC AUC), their
+    ``"statistic"`` ``diff / diff_se``; `label` may be omitted for a binary
+    problem. Parameters such as ``recall=0.9``, ``n_resamples`` and
+    ``random_state`` go in `metric_params`.
+
+    The measures of :func:`compare_metric` (F1, MCC, kappa, ..., and the
+    five GEE measures with an `average`) are compared by the delta method:
+    their ``"pvalue"`` is that of its Wald test (``test="wald"``), their
+    ``"statistic"`` the z value ``diff / diff_se``, and they have no
+    ``"ratio"``.
+
     Parameters
     ----------
-    test : {"gs", "wgs", "wald", "ratio"}, default="gs"
+    test : {"gs", "wgs", "wald", "ratio"}, default=None
         The test whose p-value or statistic is reported: generalized score,
         weighted generalized score, empirical Wald, or the ratio of the
         measure (relative precision for precision; its statistic is the z
-        value ``log(ratio) / se``).
+        value ``log(ratio) / se``). None means ``"gs"``, and ``"wald"``
+        (the only one) for the measures of :func:`compare_metric`.
     output : {"pvalue", "statistic", "ratio", "diff"}, default="pvalue"
         What is reported; ``"ratio"`` and ``"diff"`` do not depend on
         `test`.
-    metric : {"precision", "npv", "recall", "specificity", "accuracy"}, \
-            default="precision"
-        The measure compared.
+    metric : str, default="precision"
+        The measure compared: ``"precision"``, ``"npv"``, ``"recall"``,
+        ``"specificity"``, ``"accuracy"`` (the GEE comparison), or another
+        measure of :func:`compare_metric`: ``"f1"``, ``"fbeta"``,
+        ``"jaccard"``, ``"informedness"``, ``"markedness"``, ``"mcc"``,
+        ``"cohen_kappa"``, ``"balanced_accuracy"``; or a threshold-free
+        measure of the classifiers' scores: ``"average_precision"``,
+        ``"precision_at_recall"``, ``"recall_at_precision"``,
+        ``"roc_auc"``.
     label : hashable, default=None
-        The class whose comparison is reported. Required, except for
-        ``metric="accuracy"``, which pools the classes into one comparison
-        (a `label` is then an error).
+        The class whose comparison is reported. Required for the per-class
+        measures with `average` None; an error for accuracy, MCC, kappa
+        and balanced accuracy (one number per classifier) and with an
+        `average`.
     classifier : str, default=None
         The compared classifier; may be omitted when the comparator has one
         besides the reference.
+    undefined : "neutral" or float, default="neutral"
+        The score of a fold whose comparison is undefined (NaN):
+        ``"neutral"`` for the value of no difference (see above), or a
+        number.
+    average : {"binary", "micro", "macro", "weighted"}, default=None
+        As in :func:`compare_metric`; one row per class when None.
+    **metric_params : dict
+        ``beta`` (``"fbeta"``), ``weights`` (``"cohen_kappa"``),
+        ``pos_label`` (``average="binary"``); ``recall``, ``precision``,
+        ``method``, ``n_resamples``, ``random_state`` for the
+        threshold-free measures.
 
     Returns
     -------
@@ -172,23 +322,78 @@ def make_comparison_scorer(
     >>> bool((scores["test_neg_p"] <= 0).all())
     True
     """
-    if test not in _TESTS:
-        raise ValueError(f"test must be one of {list(_TESTS)}, got {test!r}.")
+    gee = _is_gee(metric, average, metric_params)
+    if metric not in MEASURES + SCORE_METRICS:
+        raise ValueError(f"metric must be one of {list(MEASURES + SCORE_METRICS)}, got {metric!r}.")
+    if average is not None and average not in AVERAGES:
+        raise ValueError(f"average must be one of {list(AVERAGES)} or None, got {average!r}.")
     if output not in _OUTPUTS:
         raise ValueError(f"output must be one of {list(_OUTPUTS)}, got {output!r}.")
-    if metric not in METRICS:
-        raise ValueError(f"metric must be one of {list(METRICS)}, got {metric!r}.")
-    if metric == "accuracy":
-        if label is not None:
+    if gee:
+        test = "gs" if test is None else test
+        if test not in _TESTS:
+            raise ValueError(f"test must be one of {list(_TESTS)}, got {test!r}.")
+    elif metric in SCORE_METRICS:
+        if test is not None:
             raise ValueError(
-                f"label={label!r} was given, but accuracy pools the classes into "
-                "one comparison; pass label=None with metric='accuracy'."
+                f"test={test!r} is a test of the GEE comparison; {metric!r} is compared "
+                "by the paired bootstrap (DeLong's test for roc_auc by default): pass "
+                "test=None."
+            )
+        if output == "ratio":
+            raise ValueError(
+                f"output='ratio' is not available for {metric!r}; pass output='diff', "
+                "'pvalue' or 'statistic'."
+            )
+    else:
+        if test not in (None, "wald"):
+            raise ValueError(
+                f"test={test!r} is a test of the GEE comparison of precision, NPV, "
+                f"recall, specificity and accuracy; {metric!r}"
+                f"{'' if average is None else f' with average={average!r}'} is "
+                "compared by the delta method's Wald test: pass test='wald' or None."
+            )
+        test = "wald"
+        if output == "ratio":
+            raise ValueError(
+                f"output='ratio' is not available for {metric!r}: compare_metric "
+                "reports differences; pass output='diff', 'pvalue' or 'statistic'."
+            )
+    pooled = metric in WHOLE_MATRIX or average is not None
+    if metric in SCORE_METRICS:
+        pass  # a binary problem has one row, so label may be None (checked per split)
+    elif pooled:
+        if label is not None:
+            what = (
+                f"average={average!r} gives one row"
+                if average is not None
+                else f"{metric} pools the classes into one number per classifier"
+            )
+            raise ValueError(
+                f"label={label!r} was given, but {what}; pass label=None, or "
+                "average=None for the per-class comparison."
             )
     elif label is None:
         raise ValueError(
             f"label is needed: the comparison of {metric} is per class; make the "
             f"scorer with make_comparison_scorer(..., metric={metric!r}, "
             "label=<class>), e.g. label=1 for the positive class of a binary "
-            "problem."
+            "problem, or pass an average (e.g. average='macro')."
         )
-    return _ComparisonScorer(test, output, metric, label, classifier)
+    if isinstance(undefined, str):
+        if undefined != "neutral":
+            raise ValueError(f"undefined must be 'neutral' or a number, got {undefined!r}.")
+        value = _NEUTRAL[output]
+    elif isinstance(undefined, (int, float, np.integer, np.floating)) and not isinstance(
+        undefined, bool
+    ):
+        value = float(undefined)
+    else:
+        raise ValueError(
+            f"undefined must be 'neutral' or a number (e.g. -1.0 or np.nan), got "
+            f"{type(undefined).__name__}."
+        )
+    # The threshold-free measures have no test to choose: "" in the repr.
+    return _ComparisonScorer(
+        test or "", output, metric, label, classifier, value, average, metric_params
+    )

@@ -169,10 +169,12 @@ def _midp_limits(x, n, alpha, exact):
             )
         )
         return [low, high]
+    # PropCIs: at x = 0 or n the closed form of the one mid-p tail that
+    # remains (1/2 (1 - p)^n = alpha/2 gives 1 - alpha^(1/n)), elsewhere a grid.
     grid = 0.0001 + np.arange(2000) * 0.0005
     mid = _midp_cdf(x, n, grid)
-    low = 0.0 if x == 0 else grid[mid < 1 - alpha / 2].min()
-    high = 1.0 if x == n else grid[mid > alpha / 2].max()
+    low = 0.0 if x == 0 else alpha ** (1 / n) if x == n else grid[mid < 1 - alpha / 2].min()
+    high = 1.0 if x == n else 1 - alpha ** (1 / n) if x == 0 else grid[mid > alpha / 2].max()
     return [float(low), float(high)]
 
 
@@ -288,7 +290,8 @@ def diagnostic_accuracy(
         ``[0, -ln(alpha)/n]`` (``[1 + ln(alpha)/n, 1]``) for the Wald
         interval at a count of 0 (``n``), Wilson limits rounded to 4
         decimals, Blaker limits on a 1e-5 step and mid-p limits on PropCIs'
-        grid ``0.0001 + 0.0005 k``.
+        grid ``0.0001 + 0.0005 k`` (at a count of 0 or n, PropCIs' closed
+        forms ``1 - alpha^(1/n)`` and ``alpha^(1/n)``).
 
     Returns
     -------

@@ -21,7 +21,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from ..utils._validation import _as_label_array, _check_groups, _check_predictions
+from ..utils._validation import (
+    _as_label_array,
+    _check_groups,
+    _check_predictions,
+    _dataframe_columns,
+)
 
 __all__ = ["paired_table"]
 
@@ -160,6 +165,9 @@ def _as_named_predictions(y_true, y_preds, reference, min_classifiers):
     A single array-like is accepted where one classifier suffices and is
     named ``"classifier"``.
     """
+    columns = _dataframe_columns(y_preds)  # one classifier per column
+    if columns is not None:
+        y_preds = columns
     single = not isinstance(y_preds, (Mapping, list, tuple)) or (
         isinstance(y_preds, (list, tuple))
         and not all(isinstance(item, tuple) and len(item) == 2 for item in y_preds)

@@ -139,12 +139,19 @@ def compare_likelihood_ratios(
     value = np.stack([lr(tp_o, fp_o, n1, n0), lr(fn_o, tn_o, n1, n0)], -1)
     value_ref = np.stack([lr(tp_r, fp_r, n1, n0), lr(fn_r, tn_r, n1, n0)], -1)
     measures = ("pdlr", "ndlr")
-    # The ratio of ratios, computed from the counts (n1, n0 cancel).
+    # The ratio of ratios, computed from the counts (n1, n0 cancel); R's
+    # reference / classifier is the same fit with the roles exchanged, so
+    # that a ratio of 0 and an infinite one keep their meaning.
+    num = np.stack([tp_o * fp_r, fn_o * tn_r], -1)
+    den = np.stack([tp_r * fp_o, fn_r * tn_o], -1)
+    influence = np.stack([tp_i - fp_i, fn_i - tn_i], -1)
+    if convention == "dtcompair":
+        num, den, influence = den, num, -influence
     fit = ratio_fit(
         data,
-        np.stack([tp_o * fp_r, fn_o * tn_r], -1),
-        np.stack([tp_r * fp_o, fn_r * tn_o], -1),
-        np.stack([tp_i - fp_i, fn_i - tn_i], -1),
+        num,
+        den,
+        influence,
         measures,
         (
             "a classifier has no true or false positive",
@@ -174,8 +181,6 @@ def compare_likelihood_ratios(
         "the covariance of the two log ratios is singular",
         3,
     )
-    if convention == "dtcompair":
-        fit = fit._replace(ratio=ratio(1.0, fit.ratio), statistic=-fit.statistic)
     return relative_result(
         LikelihoodRatioComparison,
         data,

@@ -1,5 +1,6 @@
 """Relative positive and negative predictive values, jointly."""
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,7 +51,13 @@ class RelativePredictiveValuesResult(RelativeAccuracyResult):
 
     _repr_fields = ()
 
-    def region(self, cls, classifier=None, confidence_level=0.95, n_points=200):
+    def region(
+        self,
+        cls: Hashable,
+        classifier: str | None = None,
+        confidence_level: float = 0.95,
+        n_points: int = 200,
+    ) -> np.ndarray:
         """Boundary of the joint confidence region of (rPPV, rNPV).
 
         The ellipse ``{t : (t - t_hat)' S^-1 (t - t_hat) <= q}`` of the
@@ -75,7 +82,7 @@ class RelativePredictiveValuesResult(RelativeAccuracyResult):
         k = _index(list(self.classes), cls, "cls")
         j = 0 if classifier is None else _index(list(self.classifiers), classifier, "classifier")
         centre = np.log(self.ratio[k, j])
-        cov = self.covariance[k, j]
+        cov = np.asarray(self.covariance)[k, j]
         if not (np.all(np.isfinite(centre)) and np.all(np.isfinite(cov))):
             return np.full((n_points, 2), np.nan)
         radius = np.sqrt(stats.chi2.ppf(level, 2))

@@ -6,6 +6,7 @@ prevalence, each classifier's sensitivity and specificity, and the
 correlation of their results among the diseased and among the non-diseased.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,8 +57,12 @@ def _pair(value, name):
     return value
 
 
+# A (reference, other) pair of values.
+Pair = tuple[float, float] | Sequence[float]
+
+
 def paired_cell_probabilities(
-    prevalence: float, sensitivity, specificity, correlation=(0.0, 0.0)
+    prevalence: float, sensitivity: Pair, specificity: Pair, correlation: Pair = (0.0, 0.0)
 ) -> np.ndarray:
     """Probabilities of the paired table ``[d, a, b]`` of a design.
 
@@ -135,10 +140,10 @@ def _rounded_up(n, power_at, effect):
 def power_predictive_values(
     n_records: int,
     prevalence: float,
-    sensitivity,
-    specificity,
+    sensitivity: Pair,
+    specificity: Pair,
     *,
-    correlation=(0.0, 0.0),
+    correlation: Pair = (0.0, 0.0),
     measure: str = "ppv",
     alpha: float = 0.05,
 ) -> float:
@@ -187,10 +192,10 @@ def _normal_power(shift, alpha):
 
 def sample_size_predictive_values(
     prevalence: float,
-    sensitivity,
-    specificity,
+    sensitivity: Pair,
+    specificity: Pair,
     *,
-    correlation=(0.0, 0.0),
+    correlation: Pair = (0.0, 0.0),
     measure: str = "ppv",
     alpha: float = 0.05,
     power: float = 0.8,
@@ -252,10 +257,10 @@ def _mcnemar_design(prevalence, sensitivity, specificity, correlation, measure, 
 def power_sensitivity_specificity(
     n_records: int,
     prevalence: float,
-    sensitivity,
-    specificity,
+    sensitivity: Pair,
+    specificity: Pair,
     *,
-    correlation=(0.0, 0.0),
+    correlation: Pair = (0.0, 0.0),
     measure: str = "sensitivity",
     alpha: float = 0.05,
 ) -> float:
@@ -305,10 +310,10 @@ def power_sensitivity_specificity(
 
 def sample_size_sensitivity_specificity(
     prevalence: float,
-    sensitivity,
-    specificity,
+    sensitivity: Pair,
+    specificity: Pair,
     *,
-    correlation=(0.0, 0.0),
+    correlation: Pair = (0.0, 0.0),
     measure: str = "sensitivity",
     alpha: float = 0.05,
     power: float = 0.8,

@@ -366,7 +366,9 @@ def sensitivity_specificity_difference(
         ``"dtcompair"`` reproduces R's DTComPair: centred on ``(u - v)/n``,
         not truncated, the continuity correction multiplied by ``z``
         (reported ``se`` includes ``1/n``), and Tango's limits from PropCIs'
-        halving search with DTComPair's choice of sign for sensitivity.
+        halving search. DTComPair's mirrored Tango interval for a
+        non-significant difference in sensitivity is a defect of R and is
+        not reproduced: both conventions give the score interval.
 
     Returns
     -------
@@ -436,7 +438,7 @@ def sensitivity_specificity_difference(
             if paper:
                 low, high = _tango_exact(u, v, n, z)
             else:
-                low, high = _tango_dtcompair(u, v, n, z, est)
+                low, high = _tango_dtcompair(u, v, n, z)
         ok = n > 0
         se, low, high = (np.where(ok, a, np.nan) for a in (se, low, high))
     _empty_strata_warning(data, n)
@@ -456,19 +458,17 @@ def sensitivity_specificity_difference(
     )
 
 
-def _tango_dtcompair(u, v, n, z, est):
+def _tango_dtcompair(u, v, n, z):
     # DTComPair passes (b, c) = (y1-negative/y2-positive, y1-positive/
     # y2-negative) cells: for specificity (v, u), the interval of the
-    # estimate; for sensitivity (u, v), the interval of minus the estimate,
-    # which it negates only when it excludes the estimate.
+    # estimate; for sensitivity (u, v), the interval of minus the estimate.
+    # R negates the latter only when it excludes the estimate, which
+    # mirrors non-significant intervals; here it is always negated.
     low, high = np.empty(u.shape), np.empty(u.shape)
     lo_sp, hi_sp = _tango_halving(v[..., 1], u[..., 1], n[..., 1], z)
     low[..., 1], high[..., 1] = lo_sp, hi_sp
     lo_m, hi_m = _tango_halving(u[..., 0], v[..., 0], n[..., 0], z)
-    e = est[..., 0]
-    keep = ~((lo_m > e) | (hi_m < e))
-    low[..., 0] = np.where(keep, lo_m, -hi_m)
-    high[..., 0] = np.where(keep, hi_m, -lo_m)
+    low[..., 0], high[..., 0] = -hi_m, -lo_m
     return low, high
 
 
@@ -644,7 +644,7 @@ class RelativeAccuracyResult(ReferenceComparisonMixin, IntervalResult):
     def _interval(self, level):
         return log_interval(self.ratio, self.se_log, level)
 
-    def table_at(self, confidence_level=0.95) -> pd.DataFrame:
+    def table_at(self, confidence_level: float = 0.95) -> pd.DataFrame:
         """The table with intervals at `confidence_level`."""
         low, high = self.confidence_interval(confidence_level)
         return self._table(
@@ -670,7 +670,9 @@ class RelativeAccuracyResult(ReferenceComparisonMixin, IntervalResult):
 class RatioFit(NamedTuple):
     """Ratios of a measure of two paired classifiers, with delta-method standard errors.
 
-    ``ratio`` and ``se`` (of the log ratio) are NaN where undefined,
+    ``ratio`` is 0 where only the compared classifier's measure is 0 and
+    NaN where the reference's is 0 (infinite or 0/0); ``se`` (of the log
+    ratio) is NaN where either is 0,
     ``statistic`` is ``log(ratio) / se``, ``covariance`` the sandwich
     covariance of the log ratios (shape (K, J, M, M), not masked) and
     ``defined`` says where both measures are positive.
@@ -700,15 +702,27 @@ def ratio_fit(data, num_other, num_ref, influences, names, undefined, zero_varia
         defined = (num_other > 0) & (num_ref > 0)
         se = np.where(defined, np.sqrt(np.maximum(var, 0.0)), np.nan)
         zstat = np.where(defined & (se > 0), np.log(np.where(defined, r, 1.0)) / se, np.nan)
-    # A zero count makes the log ratio undefined (the ratio 0 or infinite).
-    r = np.where(defined, r, np.nan)
+    # A zero count makes the log ratio undefined. The ratio itself is 0
+    # when only the numerator is 0 (kept, as scikit-learn keeps a negative
+    # likelihood ratio of 0) and infinite or 0/0 when the denominator is 0
+    # (NaN, as scikit-learn's class_likelihood_ratios by default).
+    zero = (num_other == 0) & (num_ref > 0)
+    r = np.where(defined, r, np.where(zero, 0.0, np.nan))
     for i, m in enumerate(names):
         warn_undefined(
-            ~defined[..., i],
+            ~defined[..., i] & ~zero[..., i],
             data.classes,
             data.names[1:],
             f"the relative {m}",
-            undefined[i],
+            f"{undefined[i]}: the ratio is infinite or 0/0",
+            stacklevel,
+        )
+        warn_undefined(
+            zero[..., i],
+            data.classes,
+            data.names[1:],
+            f"the interval and test of the relative {m}",
+            f"{undefined[i]}: the ratio is 0, its log -inf",
             stacklevel,
         )
         warn_undefined(

@@ -19,10 +19,13 @@ functions in place of the arrays.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from .._typing import ArrayLike, Predictions
+from ..utils._validation import _prediction_pairs
 from ._codes import EncodedPredictions
 from ._counts import (
     AgreementCounts,
@@ -56,18 +59,15 @@ _CLASS_BITS = 24
 
 
 def _named_arrays(y_preds):
-    if isinstance(y_preds, Mapping):
-        items = list(y_preds.items())
-    elif isinstance(y_preds, (list, tuple)) and all(
-        isinstance(item, tuple) and len(item) == 2 for item in y_preds
-    ):
-        items = list(y_preds)
-    else:
-        raise ValueError(
-            "y_preds must be a dict mapping classifier name to predicted labels (e.g. "
-            f"{{'nb': nb.predict(X), 'rf': rf.predict(X)}}); got {type(y_preds).__name__}."
-        )
-    return items
+    # A dict, a list of (name, predictions) pairs or a DataFrame of columns.
+    return _prediction_pairs(y_preds)
+
+
+def _is_empty(values):
+    try:
+        return len(values) == 0
+    except TypeError:
+        return False
 
 
 def _pad(array, axes, size):
@@ -123,7 +123,17 @@ class ComparisonCounts:
     1
     """
 
-    def __init__(self, classifiers, *, clustered=False):
+    # State filled by the chunks; its form depends on the rows (a joint
+    # table or agreement counts, per-record sums), hence Any.
+    _table: Any
+    _agreement: Any
+    _records: Any
+    _record_rows: Any
+    _record_correct: Any
+    _key_parts: list[Any]
+    _key_compact: Any
+
+    def __init__(self, classifiers: Iterable[Hashable], *, clustered: bool = False) -> None:
         names = list(classifiers)
         if len(names) < 2:
             raise ValueError(
@@ -151,13 +161,21 @@ class ComparisonCounts:
 
     # ------------------------------------------------------------ building
     @classmethod
-    def from_arrays(cls, y_true, y_preds, *, groups=None) -> ComparisonCounts:
+    def from_arrays(
+        cls, y_true: ArrayLike, y_preds: Predictions, *, groups: ArrayLike | None = None
+    ) -> ComparisonCounts:
         """Count one set of arrays (truth, predictions, optional record ids)."""
         names = [name for name, _ in _named_arrays(y_preds)]
         return cls(names, clustered=groups is not None).update(y_true, y_preds, groups=groups)
 
     @classmethod
-    def from_table(cls, table, *, classifiers=("test1", "test2"), labels=None) -> ComparisonCounts:
+    def from_table(
+        cls,
+        table: ArrayLike,
+        *,
+        classifiers: Sequence[str] = ("test1", "test2"),
+        labels: ArrayLike | None = None,
+    ) -> ComparisonCounts:
         """Counts from a contingency table of one row per record.
 
         Parameters
@@ -222,14 +240,22 @@ class ComparisonCounts:
         counts._n_rows = int(table.sum())
         return counts
 
-    def update(self, y_true, y_preds, *, groups=None, names=None) -> ComparisonCounts:
+    def update(
+        self,
+        y_true: ArrayLike,
+        y_preds: Predictions,
+        *,
+        groups: ArrayLike | None = None,
+        names: Mapping[str, str] | None = None,
+    ) -> ComparisonCounts:
         """Add a chunk of rows; returns self.
 
         Parameters
         ----------
         y_true : array-like of shape (n_rows,)
-        y_preds : dict or list of (str, array-like)
-            The same classifier names as the counts'.
+        y_preds : dict, list of (str, array-like) or DataFrame
+            The same classifier names as the counts' (a DataFrame: one
+            column per classifier).
         groups : array-like of shape (n_rows,), default=None
             Record ids; required exactly when the counts are clustered.
         names : dict, default=None
@@ -251,6 +277,10 @@ class ComparisonCounts:
             )
         by_name = {str(name): arr for name, arr in items}
         arrays = [y_true] + [by_name[name] for name in self._names]
+        if all(_is_empty(a) for a in [*arrays, groups] if a is not None):
+            # An empty chunk (e.g. empty lists, read as floats by NumPy)
+            # adds nothing and must not change the labels' type.
+            return self
         names = {} if names is None else names
         arg_names = [names.get("y_true", "y_true")] + [
             names.get(name, f"y_preds[{name!r}]") for name in self._names
@@ -474,7 +504,7 @@ class ComparisonCounts:
 
         return copy.deepcopy(self)
 
-    def reordered(self, classifiers) -> ComparisonCounts:
+    def reordered(self, classifiers: Sequence[str]) -> ComparisonCounts:
         """The same counts with the classifiers in the order of `classifiers`."""
         names = [str(n) for n in classifiers]
         if sorted(names) != sorted(self._names):
@@ -494,7 +524,7 @@ class ComparisonCounts:
 
     # ------------------------------------------------------------- reading
     @property
-    def classifiers(self) -> tuple:
+    def classifiers(self) -> tuple[str, ...]:
         return self._names
 
     @property
@@ -515,7 +545,7 @@ class ComparisonCounts:
     def classes(self) -> np.ndarray:
         return self._labels.values[self._labels.order]
 
-    def joint_table(self):
+    def joint_table(self) -> np.ndarray | None:
         """Records per (truth, prediction 1, ..., prediction C) cell, labels sorted.
 
         None when the table would be too large (many classes and
@@ -529,7 +559,7 @@ class ComparisonCounts:
             table = _pad(table, range(table.ndim), self._labels.n_values)
         return table[np.ix_(*[order] * table.ndim)].copy()
 
-    def statistics(self):
+    def statistics(self) -> tuple[Any, Any, np.ndarray]:
         """The engine's sufficient statistics, classes in sorted label order.
 
         Returns
@@ -562,7 +592,7 @@ class ComparisonCounts:
             agreement = _relabel_agreement(self._agreement, np.argsort(order), n_values)
         return category_counts(agreement), category_counts(agreement.pooled()), present
 
-    def stored_records(self):
+    def stored_records(self) -> StoredRecords | None:
         """The records in the compact form a comparison keeps (labels sorted).
 
         The nonzero cells of the joint table, or per (record, class) counts
@@ -585,7 +615,7 @@ class ComparisonCounts:
             self._labels.n_values,
         )
 
-    def mcnemar_sums(self, a, b):
+    def mcnemar_sums(self, a: str, b: str) -> dict[str, Any]:
         """What McNemar's test of classifiers `a` and `b` needs.
 
         Returns
@@ -626,11 +656,45 @@ class ComparisonCounts:
             out["sizes"] = self._record_rows[keep].astype(float)
         return out
 
-    def __repr__(self):
-        kind = "clustered" if self._clustered else "one row per record"
+    def __repr__(self) -> str:
+        classes = self.classes.tolist()
+        shown = classes if len(classes) <= 6 else [*classes[:5], "..."]
         return (
-            f"ComparisonCounts(classifiers={list(self._names)!r}, n_rows={self._n_rows}, "
-            f"n_records={self.n_records}, n_classes={self._labels.n_values}, {kind})"
+            f"ComparisonCounts(classifiers={list(self._names)!r}, classes={shown!r}, "
+            f"n_rows={self._n_rows}, n_records={self.n_records}, clustered={self._clustered})"
+        )
+
+    def _repr_html_(self) -> str:
+        # Notebook display: what was counted, and each classifier's rows right.
+        import html
+
+        names = self._names
+        correct = [self.mcnemar_sums(name, names[0])["correct_a"] for name in names]
+        classes = self.classes.tolist()
+        shown = ", ".join(map(str, classes[:10])) + (", ..." if len(classes) > 10 else "")
+        header = {
+            "Classifiers": ", ".join(names),
+            "Classes": f"{len(classes)} ({shown})",
+            "Rows per classifier": self._n_rows,
+            "Records": f"{self.n_records} ("
+            + ("clustered rows" if self._clustered else "one row each")
+            + ")",
+        }
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+            f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
+            for k, v in header.items()
+        )
+        right = "".join(
+            f"<tr><td>{html.escape(name)}</td><td>{n}</td>"
+            f"<td>{n / self._n_rows if self._n_rows else float('nan'):.4g}</td></tr>"
+            for name, n in zip(names, correct, strict=True)
+        )
+        return (
+            "<div><p><b>ComparisonCounts</b></p>"
+            f"<table style='width:auto'>{rows}</table>"
+            "<table style='width:auto'><tr><th>classifier</th><th>rows right</th>"
+            f"<th>accuracy</th></tr>{right}</table></div>"
         )
 
 

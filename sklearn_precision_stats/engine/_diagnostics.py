@@ -32,7 +32,9 @@ def diagnose(counts, pairwise, omnibus, classifier_names, class_names, role, clu
         Reference first; classes in the order of the class axis.
     role : Role
     clustered : bool, default=False
-        Records repeat (``groups``): WGS is then NaN by design.
+        Records repeat (``groups``): WGS is then NaN by design, which the
+        documentation and the summary's notes say rather than a warning
+        on every call (the user can do nothing about it).
 
     Returns
     -------
@@ -110,13 +112,6 @@ def diagnose(counts, pairwise, omnibus, classifier_names, class_names, role, clu
                 "(identical predictions for the class, both "
                 f"{metric} values 0 or both 1, or no record where the two disagree)."
             )
-    if clustered:
-        messages.append(
-            "The weighted generalized score test (WGS) is NaN: it is defined for one "
-            "row per record, and with repeated records (groups) its null variance "
-            "makes it conservative (it rejected about 1% at 5% in simulations). Use "
-            "the generalized score test (GS), which holds its level."
-        )
     if len(classifier_names) > 2:
         bad = (np.isnan(omnibus["gs_stat"]) | np.isnan(omnibus["wald_stat"])) & ~(empty.any(axis=1))
         if bad.any():

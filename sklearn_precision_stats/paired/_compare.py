@@ -8,9 +8,11 @@ categories, and wrap the closed-form statistics in a frozen
 
 import warnings
 from collections.abc import Hashable
+from numbers import Real
 
 import numpy as np
 
+from .._typing import ArrayLike, Predictions
 from ..engine._accumulator import ComparisonCounts
 from ..engine._bias_reduced import bias_reduced_meat
 from ..engine._dask import counts_from_dask, is_dask_collection
@@ -19,8 +21,9 @@ from ..engine._marginal_model import omnibus_statistics, pairwise_statistics
 from ..engine._pipeline import data_from_counts, prepare_comparison
 from ..engine._roles import get_role
 from ..exceptions import UndefinedStatisticWarning
+from ..metrics._multilabel import compare_multilabel, is_indicator_matrix
 from ..results._paired_comparison import PairedComparison
-from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions, validate_params
+from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._validation import _check_aligned_indexes, _check_groups, _check_predictions
 
 __all__ = [
@@ -39,11 +42,11 @@ _FEW_CLUSTERS = 30
 # One declaration of the parameters every compare_* function shares.
 _PARAMETERS = {
     "y_true": ["array-like", ComparisonCounts],
-    "y_preds": [dict, list, tuple, None],
+    "y_preds": [dict, list, tuple, "array-like", None],  # array-like: a DataFrame
     "reference": [Hashable, None],
     "groups": ["array-like", None],
     "labels": ["array-like", None],
-    "confidence_level": [Interval(RealNotInt, 0, 1, closed="neither")],
+    "confidence_level": [Interval(Real, 0, 1, closed="neither")],
     "engine": [StrOptions(set(_ENGINES))],
     "cov_type": [StrOptions(set(_COV_TYPES))],
 }
@@ -56,16 +59,16 @@ _STACKLEVEL = 5
 
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_precision(
-    y_true,
-    y_preds=None,
+    y_true: ArrayLike | ComparisonCounts,
+    y_preds: Predictions | None = None,
     *,
-    reference=None,
-    groups=None,
-    labels=None,
-    confidence_level=0.95,
-    engine="closed-form",
-    cov_type="robust",
-):
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    confidence_level: float = 0.95,
+    engine: str = "closed-form",
+    cov_type: str = "robust",
+) -> PairedComparison:
     """Compare classifiers' precision class by class, on the same records.
 
     For every class (one-vs-rest) and every classifier other than the
@@ -86,9 +89,11 @@ def compare_precision(
         scheduler, without materialising it; a :class:`ComparisonCounts`
         (the sufficient statistics, built chunk by chunk or from a
         contingency table) replaces `y_true`, `y_preds` and `groups`.
-    y_preds : dict or list of (str, array-like), default=None
+    y_preds : dict, list of (str, array-like) or DataFrame, default=None
         Classifier name -> predicted labels, each aligned with `y_true` row
-        by row. At least two classifiers. None only with counts.
+        by row; or a DataFrame (pandas, polars) with one column of
+        predictions per classifier, named by its column. At least two
+        classifiers. None only with counts.
     reference : str, default=None
         Name of the reference classifier; the first one when None. Every
         comparison is "classifier vs reference": ``rp = P / P_ref`` and the
@@ -150,12 +155,10 @@ def compare_precision(
     variance due to the choice of training set.
 
     WGS is defined for paired rows (one row per record and classifier). With
-    `groups`, each classifier's own score variance is replaced by its null
-    model value ``P (1 - P) sum_i m_i^2`` (``m_i`` = the record's rows in the
-    class's subset, ``P`` the pooled precision), which treats a record's
-    repeated rows as fully correlated. It reduces to Kosinski's statistic on
-    paired rows and, like every other statistic here, is unchanged when each
-    record's rows are repeated identically.
+    `groups` that repeat records its null variance makes it conservative
+    (about 1% rejections at the 5% level in simulations), so it is NaN by
+    design; use GS, which holds its level with clustered rows. The summary's
+    notes say so, rather than a warning on every call.
 
     References
     ----------
@@ -218,9 +221,11 @@ def _measure_doc(measure, rows, response, example, notes=""):
         scheduler, without materialising it; a :class:`ComparisonCounts`
         (the sufficient statistics, built chunk by chunk or from a
         contingency table) replaces `y_true`, `y_preds` and `groups`.
-    y_preds : dict or list of (str, array-like), default=None
+    y_preds : dict, list of (str, array-like) or DataFrame, default=None
         Classifier name -> predicted labels, each aligned with `y_true` row
-        by row. At least two classifiers. None only with counts.
+        by row; or a DataFrame (pandas, polars) with one column of
+        predictions per classifier, named by its column. At least two
+        classifiers. None only with counts.
     reference : str, default=None
         Name of the reference classifier; the first one when None.
     groups : array-like of shape (n_rows,), default=None
@@ -267,16 +272,16 @@ def _measure_doc(measure, rows, response, example, notes=""):
 
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_npv(
-    y_true,
-    y_preds=None,
+    y_true: ArrayLike | ComparisonCounts,
+    y_preds: Predictions | None = None,
     *,
-    reference=None,
-    groups=None,
-    labels=None,
-    confidence_level=0.95,
-    engine="closed-form",
-    cov_type="robust",
-):
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    confidence_level: float = 0.95,
+    engine: str = "closed-form",
+    cov_type: str = "robust",
+) -> PairedComparison:
     return _compare(
         y_true,
         y_preds,
@@ -292,16 +297,16 @@ def compare_npv(
 
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_recall(
-    y_true,
-    y_preds=None,
+    y_true: ArrayLike | ComparisonCounts,
+    y_preds: Predictions | None = None,
     *,
-    reference=None,
-    groups=None,
-    labels=None,
-    confidence_level=0.95,
-    engine="closed-form",
-    cov_type="robust",
-):
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    confidence_level: float = 0.95,
+    engine: str = "closed-form",
+    cov_type: str = "robust",
+) -> PairedComparison:
     return _compare(
         y_true,
         y_preds,
@@ -317,16 +322,16 @@ def compare_recall(
 
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_specificity(
-    y_true,
-    y_preds=None,
+    y_true: ArrayLike | ComparisonCounts,
+    y_preds: Predictions | None = None,
     *,
-    reference=None,
-    groups=None,
-    labels=None,
-    confidence_level=0.95,
-    engine="closed-form",
-    cov_type="robust",
-):
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    confidence_level: float = 0.95,
+    engine: str = "closed-form",
+    cov_type: str = "robust",
+) -> PairedComparison:
     return _compare(
         y_true,
         y_preds,
@@ -342,16 +347,16 @@ def compare_specificity(
 
 @validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
 def compare_accuracy(
-    y_true,
-    y_preds=None,
+    y_true: ArrayLike | ComparisonCounts,
+    y_preds: Predictions | None = None,
     *,
-    reference=None,
-    groups=None,
-    labels=None,
-    confidence_level=0.95,
-    engine="closed-form",
-    cov_type="robust",
-):
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    confidence_level: float = 0.95,
+    engine: str = "closed-form",
+    cov_type: str = "robust",
+) -> PairedComparison:
     return _compare(
         y_true,
         y_preds,
@@ -442,12 +447,20 @@ def _compare(
     metric,
     stacklevel=_STACKLEVEL,
     cov_type="robust",
+    diagnostics=None,
 ):
     """Validate, compute and wrap.
 
     `stacklevel` counts the frames from the engine's warning to the user's
-    call (the default suits the public functions).
+    call (the default suits the public functions). `diagnostics`: see
+    :func:`comparison_from_data`.
     """
+    if is_indicator_matrix(y_true):
+        # Multilabel indicator matrices: one binary problem per label.
+        return compare_multilabel(
+            y_true, y_preds, reference, groups, labels, confidence_level, engine, metric,
+            stacklevel, cov_type, _compare,
+        )  # fmt: skip
     role = get_role(metric)
     if isinstance(y_true, ComparisonCounts) or is_dask_collection(y_true):
         if isinstance(y_true, ComparisonCounts):
@@ -487,11 +500,19 @@ def _compare(
         ["y_true", *(f"y_preds[{n!r}]" for n in names)],
         keep_rows=engine == "statsmodels",
     )
-    return comparison_from_data(data, names, confidence_level, engine, stacklevel, cov_type)
+    return comparison_from_data(
+        data, names, confidence_level, engine, stacklevel, cov_type, diagnostics
+    )
 
 
 def comparison_from_data(
-    data, names, confidence_level=0.95, engine="closed-form", stacklevel=2, cov_type="robust"
+    data,
+    names,
+    confidence_level=0.95,
+    engine="closed-form",
+    stacklevel=2,
+    cov_type="robust",
+    diagnostics=None,
 ):
     """Statistics, warnings and the result, from prepared data.
 
@@ -499,7 +520,9 @@ def comparison_from_data(
     ComparisonData) carries the role's sums and the records that the
     resampling methods and the clustered bias-reduced covariance need; its
     rows, if any, are for the statsmodels engine and are not kept in the
-    result.
+    result. When `diagnostics` is a list, the messages about undefined
+    statistics are appended to it instead of being warned (the scorer
+    reads one statistic and speaks only of that one).
     """
     role, counts, n_rows, n_records = data.role, data.counts, data.n_rows, data.n_records
     classes = np.array(["all"], dtype=object) if role.pooled else data.values[data.class_codes]
@@ -524,6 +547,9 @@ def comparison_from_data(
         messages += _few_clusters(pairwise, omnibus, n_records, n_rows, len(names))
     if not (clustered and n_records < 2):  # else _few_clusters said it all
         messages += diagnose(counts, pairwise, omnibus, names, classes.tolist(), role, clustered)
+    if diagnostics is not None:
+        diagnostics.extend(messages)
+        messages = []
     for message in messages:
         warnings.warn(message, UndefinedStatisticWarning, stacklevel=stacklevel)
     return PairedComparison(

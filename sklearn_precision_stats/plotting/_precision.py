@@ -5,10 +5,19 @@ sklearn-precision-stats[plot]``): it is imported by each function when
 called, never when the package is imported.
 """
 
-from collections.abc import Mapping
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from ..across_classes._replicability import ReplicabilityResult
+    from ..results._paired_comparison import PairedComparison
 
 __all__ = ["plot_relative_precision", "plot_replicability", "plot_power"]
 
@@ -119,15 +128,15 @@ def _log_ticks(ax, low, high, n_ticks=6):
 
 
 def plot_relative_precision(
-    comparison,
+    comparison: PairedComparison | Mapping[str, PairedComparison] | pd.DataFrame,
     *,
-    classifier=None,
-    ax=None,
-    log_scale=True,
-    annotate=True,
-    color="C0",
-    marker="s",
-):
+    classifier: str | Sequence[str] | None = None,
+    ax: Axes | None = None,
+    log_scale: bool = True,
+    annotate: bool = True,
+    color: str = "C0",
+    marker: str = "s",
+) -> Axes:
     """Forest plot of relative precision with confidence intervals.
 
     One row per class (and compared classifier, and data set): a marker at
@@ -299,7 +308,12 @@ def _replicability_table(result):
     )
 
 
-def plot_replicability(result, *, ax=None, rejection_rate=False):
+def plot_replicability(
+    result: ReplicabilityResult | pd.DataFrame,
+    *,
+    ax: Axes | None = None,
+    rejection_rate: bool = False,
+) -> Axes:
     """Replicability against the test proportion, one line per sample size.
 
     The paper's Figure 3: how often two repetitions of the same experiment
@@ -383,7 +397,13 @@ def plot_replicability(result, *, ax=None, rejection_rate=False):
     return ax
 
 
-def plot_power(rates, *, ax=None, label=None, x="percent_difference"):
+def plot_power(
+    rates: pd.DataFrame,
+    *,
+    ax: Axes | None = None,
+    label: Hashable | None = None,
+    x: str = "percent_difference",
+) -> Axes:
     """Rejection rate of each test against the difference in precision.
 
     The paper's Figure 1: one line per test (colour) and sample size (line

@@ -8,8 +8,9 @@ interval for the compared quantity exists.
 """
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
 
@@ -41,13 +42,13 @@ class TestResult:
         # Unpacks as ``statistic, pvalue = result``, like scipy's results.
         return iter((self.statistic, self.pvalue))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return 2
 
     def __getitem__(self, index):
         return (self.statistic, self.pvalue)[index]
 
-    def _repr_html_(self):
+    def _repr_html_(self) -> str:
         rows = "".join(
             f"<tr><th>{f.name}</th><td>{_format_value(getattr(self, f.name))}</td></tr>"
             for f in fields(self)
@@ -55,7 +56,7 @@ class TestResult:
         )
         return f"<table><caption>{type(self).__name__}</caption>{rows}</table>"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         parts = [f"{f.name}={_format_value(getattr(self, f.name))}" for f in fields(self) if f.repr]
         return f"{type(self).__name__}({', '.join(parts)})"
 
@@ -84,7 +85,7 @@ class IntervalResult(TestResult):
             return ConfidenceInterval(float(estimate - half), math.inf)
         return ConfidenceInterval(-math.inf, float(estimate + half))
 
-    def confidence_interval(self, confidence_level=0.95):
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Confidence interval for the estimate named in the class docstring.
 
         Unless the class docstring says otherwise, ``estimate -/+ q *
@@ -105,6 +106,66 @@ class IntervalResult(TestResult):
             statistic is undefined).
         """
         return self._interval(_check_confidence_level(confidence_level))
+
+
+class _FrozenComparison:
+    """Base of the comparison tables: frozen, with a reference and compared classifiers.
+
+    Subclasses set their attributes once, with ``_freeze``; any later
+    assignment or deletion raises.
+    """
+
+    classes: np.ndarray
+    classifiers: tuple[str, ...]
+    reference: str
+    confidence_level: float
+
+    def _freeze(self, values: Mapping[str, Any]) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(
+            f"{type(self).__name__} is frozen: {name!r} cannot be assigned. Compute a "
+            "new comparison instead (e.g. with another confidence_level)."
+        )
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"{type(self).__name__} is frozen: {name!r} cannot be deleted.")
+
+    def _level(self, confidence_level: float | None) -> float:
+        if confidence_level is None:
+            return self.confidence_level
+        return float(_check_confidence_level(confidence_level))
+
+    def _resolve_classifier(self, classifier: str | None) -> str:
+        """The compared classifier named `classifier`, or the only one when None."""
+        others = list(self.classifiers[1:])
+        if classifier is None:
+            if len(others) > 1:
+                raise ValueError(
+                    f"classifier is needed: this comparison has {len(others)} "
+                    f"classifiers besides the reference ({others}); pass one."
+                )
+            return others[0]
+        if classifier not in others:
+            raise ValueError(
+                f"classifier={classifier!r} is not a compared classifier; use "
+                f"one of {others} (the reference is {self.reference!r})."
+            )
+        return classifier
+
+    def _row(self, table: Any, label: Any, classifier: str | None) -> Any:
+        """The row of `table` for one class and compared classifier."""
+        classifier = self._resolve_classifier(classifier)
+        rows = table[(table["class"] == label) & (table["classifier"] == classifier)]
+        if rows.empty:
+            raise self._no_class(label)
+        return rows.iloc[0]
+
+    def _no_class(self, label: Any) -> KeyError:
+        classes = np.asarray(self.classes).tolist()
+        return KeyError(f"Class {label!r} is not in this comparison; its classes are {classes}.")
 
 
 def _check_confidence_level(confidence_level):

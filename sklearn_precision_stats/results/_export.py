@@ -4,7 +4,8 @@ The tables are the ones :meth:`PairedComparison.summary` prints, with the
 same rounding and the same intervals ``(low, high)``; p-values can carry
 significance marks. LaTeX goes through pandas' :class:`~pandas.io.formats.style.Styler`
 (which needs jinja2), Markdown through :meth:`pandas.DataFrame.to_markdown`
-(which needs tabulate); both are in the ``export`` extra.
+(which needs tabulate); both are dependencies of the package, also
+listed as the ``export`` extra.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from ..utils._optional import import_optional
 
 __all__ = ["to_latex", "to_markdown"]
 
@@ -94,6 +97,8 @@ def summary_frames(
         if name not in names:
             continue
         frame = frame.reset_index(drop=True)
+        # summary() pads a header to align its text tables; not needed here.
+        frame.columns = [str(c).rstrip() for c in frame.columns]
         if levels:
             for column, source in _PVALUE_SOURCES[name].items():
                 if column in frame.columns:
@@ -192,31 +197,57 @@ def to_latex(
     >>> print(to_latex(result, tables="effects").splitlines()[0])
     \\begin{tabular}{lllllllll}
     """
+    import_optional("jinja2", "to_latex()", "export")
     levels = _check_marks(marks)
     frames = summary_frames(
         result, tables=tables, digits=digits, confidence_level=confidence_level, marks=marks
     )
-    blocks = []
-    for name, frame in frames.items():
-        escaped = frame.astype(str).map(_latex_escape)
-        escaped.columns = [_latex_escape(str(c)) for c in escaped.columns]
-        styler = escaped.style.hide(axis="index")
-        wrap = caption is not None or label is not None
-        full_caption = None
-        if wrap:
-            parts = [p for p in (caption, f"{result.metric}: {name}") if p]
-            if levels and name in _PVALUE_SOURCES:
-                parts.append(_latex_escape(_legend(levels)))
-            full_caption = ". ".join(parts)
-        blocks.append(
-            styler.to_latex(
-                hrules=True,
-                caption=full_caption,
-                label=f"{label}-{name}" if label else None,
-                position_float="centering" if wrap else None,
-            )
+    blocks = [
+        _latex_table(
+            frame,
+            f"{result.metric}: {name}",
+            name,
+            caption=caption,
+            label=label,
+            levels=levels if name in _PVALUE_SOURCES else (),
         )
+        for name, frame in frames.items()
+    ]
     return "\n".join(blocks)
+
+
+def _latex_table(
+    frame: Any,
+    title: str,
+    name: str,
+    *,
+    caption: str | None,
+    label: str | None,
+    levels: tuple[float, ...],
+) -> str:
+    """One table as a booktabs ``tabular``, in a ``table`` when captioned or labelled.
+
+    The caption is `caption`, `title` and the legend of the marks `levels`
+    (none when empty); the label is ``<label>-<name>``.
+    """
+    escaped = frame.astype(str).map(_latex_escape)
+    escaped.columns = [_latex_escape(str(c)) for c in escaped.columns]
+    styler = escaped.style.hide(axis="index")
+    wrap = caption is not None or label is not None
+    full_caption = None
+    if wrap:
+        parts = [p for p in (caption, title) if p]
+        if levels:
+            parts.append(_latex_escape(_legend(levels)))
+        full_caption = ". ".join(parts)
+    return str(
+        styler.to_latex(
+            hrules=True,
+            caption=full_caption,
+            label=f"{label}-{name}" if label else None,
+            position_float="centering" if wrap else None,
+        )
+    )
 
 
 def to_markdown(
@@ -272,17 +303,21 @@ def to_markdown(
     >>> print(lines[-1])
     \\* p < 0.05, \\*\\* p < 0.01, \\*\\*\\* p < 0.001
     """
+    import_optional("tabulate", "to_markdown()", "export")
     levels = _check_marks(marks)
     frames = summary_frames(
         result, tables=tables, digits=digits, confidence_level=confidence_level, marks=marks
     )
-    blocks = []
-    for frame in frames.values():
-        escaped = frame.astype(str).apply(lambda col: col.str.replace("*", r"\*", regex=False))
-        escaped.columns = [str(c).replace("|", r"\|") for c in escaped.columns]
-        escaped = escaped.apply(lambda col: col.str.replace("|", r"\|", regex=False))
-        # disable_numparse keeps the numbers exactly as summary() prints them.
-        blocks.append(escaped.to_markdown(index=False, disable_numparse=True))
+    blocks = [_markdown_table(frame) for frame in frames.values()]
     if levels and any(name in _PVALUE_SOURCES for name in frames):
         blocks.append(_legend(levels).replace("*", r"\*"))
     return "\n\n".join(blocks)
+
+
+def _markdown_table(frame: Any) -> str:
+    """One table as a Markdown pipe table, its stars and pipes escaped."""
+    escaped = frame.astype(str).apply(lambda col: col.str.replace("*", r"\*", regex=False))
+    escaped.columns = [str(c).replace("|", r"\|") for c in escaped.columns]
+    escaped = escaped.apply(lambda col: col.str.replace("|", r"\|", regex=False))
+    # disable_numparse keeps the numbers exactly as summary() prints them.
+    return str(escaped.to_markdown(index=False, disable_numparse=True))

@@ -1,10 +1,26 @@
 """The result of a paired comparison: frozen, built from read-only arrays."""
 
+from __future__ import annotations
+
+import html
+import numbers
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..engine._marginal_model import add_intervals, normal_two_sided_pvalue
-from ._base import _check_confidence_level
+from ..engine._pipeline import ComparisonData
+from ._base import _FrozenComparison
 from ._registry import OMNIBUS_COLUMNS, TESTS, table_columns
+
+if TYPE_CHECKING:  # imported by the methods that need them
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from statsmodels.iolib.summary2 import Summary
+
+    from .._typing import ArrayLike, RandomStateLike
+    from ..across_classes._global_null import GlobalTestResult
 
 __all__ = ["PairedComparison"]
 
@@ -15,7 +31,7 @@ def _read_only(array):
     return array
 
 
-class PairedComparison:
+class PairedComparison(_FrozenComparison):
     """Per-class comparison of classifiers' precision, NPV, recall,
     specificity or accuracy with a reference classifier.
 
@@ -67,21 +83,36 @@ class PairedComparison:
         Covariance of the Wald test, odds ratio, ratio and difference.
     """
 
+    # The attributes, set once by __init__ (the class is frozen).
+    metric: str
+    classes: np.ndarray
+    classifiers: tuple[str, ...]
+    reference: str
+    confidence_level: float
+    engine: str
+    n_rows: int
+    n_records: int
+    cov_type: str
+    _statistics: dict[str, np.ndarray]
+    _omnibus: dict[str, np.ndarray]
+    _role: Any
+    _data: ComparisonData | None
+
     def __init__(
         self,
-        statistics,
-        omnibus,
+        statistics: Mapping[str, ArrayLike],
+        omnibus: Mapping[str, ArrayLike],
         *,
-        classes,
-        classifiers,
-        role,
-        confidence_level,
-        engine,
-        n_rows,
-        n_records,
-        cov_type="robust",
-        data=None,
-    ):
+        classes: ArrayLike,
+        classifiers: Sequence[str],
+        role: Any,
+        confidence_level: float,
+        engine: str,
+        n_rows: int,
+        n_records: int,
+        cov_type: str = "robust",
+        data: ComparisonData | None = None,
+    ) -> None:
         fields = {
             "_statistics": {k: _read_only(v) for k, v in statistics.items()},
             "_omnibus": {k: _read_only(v) for k, v in omnibus.items()},
@@ -97,21 +128,11 @@ class PairedComparison:
             "cov_type": cov_type,
             "_data": data,
         }
-        for name, value in fields.items():
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(
-            f"{type(self).__name__} is frozen: {name!r} cannot be assigned. Compute a "
-            "new comparison instead (e.g. with another confidence_level)."
-        )
-
-    def __delattr__(self, name):
-        raise AttributeError(f"{type(self).__name__} is frozen: {name!r} cannot be deleted.")
+        self._freeze(fields)
 
     # Tables ---------------------------------------------------------------
 
-    def to_frame(self, confidence_level=None):
+    def to_frame(self, confidence_level: float | None = None) -> pd.DataFrame:
         """The per-class table, with intervals at `confidence_level`.
 
         Parameters
@@ -152,12 +173,12 @@ class PairedComparison:
         return pd.DataFrame(columns)
 
     @property
-    def table(self):
+    def table(self) -> pd.DataFrame:
         """One row per class and compared classifier (a new DataFrame each time)."""
         return self.to_frame()
 
     @property
-    def omnibus(self):
+    def omnibus(self) -> pd.DataFrame:
         """One row per class: all classifiers equal (a new DataFrame each time)."""
         import pandas as pd
 
@@ -170,11 +191,6 @@ class PairedComparison:
     def _clustered(self):
         return self.n_records < self.n_rows
 
-    def _level(self, confidence_level):
-        if confidence_level is None:
-            return self.confidence_level
-        return _check_confidence_level(confidence_level)
-
     def _class_column(self):
         classes = np.asarray(self.classes)
         # Integer labels stay integers; anything else is shown as objects.
@@ -182,7 +198,7 @@ class PairedComparison:
 
     # Access by test -------------------------------------------------------
 
-    def __getitem__(self, test):
+    def __getitem__(self, test: str) -> pd.DataFrame:
         """Results of one test as a DataFrame.
 
         Parameters
@@ -222,7 +238,7 @@ class PairedComparison:
         )
         return out
 
-    def get(self, label, classifier=None):
+    def get(self, label: Hashable, classifier: str | None = None) -> pd.Series:
         """The table row of one class (and classifier) as a Series.
 
         Parameters
@@ -237,52 +253,31 @@ class PairedComparison:
         -------
         pandas.Series
         """
-        classifier = self._resolve_classifier(classifier)
-        t = self.table
-        rows = t[(t["class"] == label) & (t["classifier"] == classifier)]
-        if rows.empty:
-            raise KeyError(
-                f"Class {label!r} is not in this comparison; its classes are "
-                f"{np.asarray(self.classes).tolist()}."
-            )
-        return rows.iloc[0]
-
-    def _resolve_classifier(self, classifier):
-        others = list(self.classifiers[1:])
-        if classifier is None:
-            if len(others) > 1:
-                raise ValueError(
-                    f"classifier is needed: this comparison has {len(others)} "
-                    f"classifiers besides the reference ({others}); pass one."
-                )
-            return others[0]
-        if classifier not in others:
-            raise ValueError(
-                f"classifier={classifier!r} is not a compared classifier; use "
-                f"one of {others} (the reference is {self.reference!r})."
-            )
-        return classifier
+        return self._row(self.table, label, classifier)
 
     # Display -------------------------------------------------------------
 
-    def summary(self, digits=4, confidence_level=None):
+    def summary(self, digits: int = 4, confidence_level: float | None = None) -> Summary:
         """A terminal-friendly summary, in the spirit of statsmodels.
 
         Parameters
         ----------
         digits : int, default=4
-            Significant digits of the estimates.
+            Significant digits of the estimates (0 is taken as 1), one
+            fewer for the interval limits; p-values always show 4 decimals.
         confidence_level : float, default=None
             Level of the intervals; the comparison's own when None.
 
         Returns
         -------
         statsmodels.iolib.summary2.Summary
-            Printable; ``.as_text()`` gives the string.
+            Printable; ``.as_text()`` gives the string. Its tables and rules
+            share one width.
         """
         import pandas as pd
         from statsmodels.iolib.summary2 import Summary
 
+        digits = _check_digits(digits)
         level = self._level(confidence_level)
         pct = f"{100 * level:g}%"
         role = self._role
@@ -350,12 +345,87 @@ class PairedComparison:
             "(recommended for two classifiers); WGS: weighted GS; Wald: "
             "empirical Wald test of the GEE marginal model."
         )
-        return summ
+        if self._clustered:
+            summ.add_text(
+                "WGS is NaN by design with repeated records (groups): it is defined "
+                "for one row per record. GS holds its level with clustered rows."
+            )
+        return _equal_widths(summ)
 
-    def _repr_html_(self):
-        return self.table._repr_html_()
+    def _repr_html_(self) -> str:
+        """Notebook display: a header, a compact per-class table and the omnibus tests.
 
-    def to_latex(self, **kwargs):
+        Nine narrow columns (the full table has 30): the measure of the
+        classifier and of the reference, the ratio with its interval, the
+        p-values of the GS, WGS and Wald tests and the difference.
+        """
+        import pandas as pd
+
+        pct = f"{100 * self.confidence_level:g}%"
+        role = self._role
+        ratio = role.ratio_abbreviation
+        metric = self.metric
+        header = {
+            "Measure": metric + (" (classes pooled)" if role.pooled else " (one-vs-rest)"),
+            "Reference": self.reference,
+            "Classifiers": ", ".join(map(str, self.classifiers[1:])),
+            "Classes": len(self.classes),
+            "Records": f"{self.n_records} ({self.n_rows} rows per classifier)",
+            "Level": pct,
+            "Covariance": self.cov_type,
+            "Engine": self.engine,
+        }
+        t = self.table
+        compact = pd.DataFrame(
+            {
+                "class": t["class"].astype(str),
+                "classifier": t["classifier"].astype(str),
+                metric: t[metric],
+                "ref": t[f"{metric}_reference"],
+                ratio: t["ratio"],
+                f"{ratio} {pct} CI": _interval(t["ratio_ci_low"], t["ratio_ci_high"], 4),
+                "P>GS": t["gs_pvalue"],
+                "P>WGS": t["wgs_pvalue"],
+                "P>Wald": t["wald_pvalue"],
+            }
+        )
+        omnibus = self.omnibus.rename(
+            columns={
+                "gs_stat": "GS",
+                "gs_pvalue": "P>GS",
+                "wald_stat": "Wald",
+                "wald_pvalue": "P>Wald",
+            }
+        )
+        omnibus["class"] = omnibus["class"].astype(str)
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+            f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>"
+            for k, v in header.items()
+        )
+        style = "font-size:90%; width:auto"
+
+        def frame_html(frame):
+            return (
+                _format_frame(frame, 4)
+                .to_html(index=False, border=0, escape=True)
+                .replace("<table", f"<table style='{style}'", 1)
+            )
+
+        return (
+            "<div style='max-width:100%; overflow-x:auto'>"
+            f"<p><b>Paired comparison of {html.escape(metric)}</b></p>"
+            f"<table style='{style}'>{rows}</table>"
+            f"<p>Each classifier against {html.escape(str(self.reference))}; "
+            f"ref = its {html.escape(metric)}, {html.escape(ratio)} = "
+            f"{html.escape(role.ratio_name)} (classifier / reference).</p>"
+            f"{frame_html(compact)}"
+            f"<p>Omnibus: all {len(self.classifiers)} classifiers equal, per class.</p>"
+            f"{frame_html(omnibus)}"
+            "</div>"
+        )
+
+    def to_latex(self, **kwargs: Any) -> str:
         """The tables of :meth:`summary` as LaTeX, for a paper.
 
         Significance marks and intervals as :meth:`summary` prints them;
@@ -371,7 +441,7 @@ class PairedComparison:
 
         return to_latex(self, **kwargs)
 
-    def to_markdown(self, **kwargs):
+    def to_markdown(self, **kwargs: Any) -> str:
         """The tables of :meth:`summary` as Markdown pipe tables.
 
         Needs tabulate (the ``export`` extra); keyword arguments as for
@@ -385,7 +455,7 @@ class PairedComparison:
 
         return to_markdown(self, **kwargs)
 
-    def plot(self, ax=None, **kwargs):
+    def plot(self, ax: Axes | None = None, **kwargs: Any) -> Axes:
         """Forest plot of the relative precision (or recall) per class.
 
         A shortcut for :func:`~sklearn_precision_stats.plotting.plot_relative_precision`
@@ -406,7 +476,7 @@ class PairedComparison:
 
         return plot_relative_precision(self, ax=ax, **kwargs)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         classes = np.asarray(self.classes).tolist()
         shown = classes if len(classes) <= 6 else classes[:5] + ["..."]
         return (
@@ -416,20 +486,20 @@ class PairedComparison:
             f"n_records={self.n_records}, engine={self.engine!r})"
         )
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(self.summary())
 
     # Across classes -------------------------------------------------------
 
     def global_test(
         self,
-        method="dai-cui",
-        test="gs",
-        n_resamples=1000,
-        random_state=None,
-        weights=None,
-        resampling="permutation",
-    ):
+        method: str = "dai-cui",
+        test: str = "gs",
+        n_resamples: int = 1000,
+        random_state: RandomStateLike = None,
+        weights: ArrayLike | Mapping[Hashable, float] | None = None,
+        resampling: str = "permutation",
+    ) -> GlobalTestResult:
         """Test the global null: equal precision for every class at once.
 
         Combines the per-class p-values of `test` into one p-value per
@@ -556,7 +626,9 @@ class PairedComparison:
 
         return global_test(self, method, test, n_resamples, random_state, weights, resampling)
 
-    def adjusted_pvalues(self, test="gs", method=("holm", "bh")):
+    def adjusted_pvalues(
+        self, test: str = "gs", method: str | Sequence[str] = ("holm", "bh")
+    ) -> pd.DataFrame:
         """The table with per-class multiplicity-adjusted p-values added.
 
         Parameters
@@ -603,8 +675,13 @@ class PairedComparison:
         return adjusted_pvalues(self, test, method)
 
     def at_prevalence(
-        self, prevalence, ci="analytic", n_resamples=2000, random_state=None, confidence_level=None
-    ):
+        self,
+        prevalence: float | Mapping[Hashable, float],
+        ci: str = "analytic",
+        n_resamples: int = 2000,
+        random_state: RandomStateLike = None,
+        confidence_level: float | None = None,
+    ) -> pd.DataFrame:
         """Precision (or NPV) updated to a known population prevalence.
 
         The precision a classifier would have where class ``k`` has
@@ -700,6 +777,15 @@ class PairedComparison:
         return at_prevalence(self, prevalence, ci, n_resamples, random_state, confidence_level)
 
 
+def _check_digits(digits):
+    """`digits` as an int >= 0, or a ValueError naming the parameter."""
+    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral) or digits < 0:
+        raise ValueError(
+            f"digits must be a non-negative integer (significant digits), got {digits!r}."
+        )
+    return int(digits)
+
+
 def _format_frame(frame, digits):
     out = frame.copy()
     for col in out.columns:
@@ -715,6 +801,34 @@ def _format_frame(frame, digits):
     return out
 
 
+def _equal_widths(summary):
+    """Widen the summary's narrower tables to the widest one's width.
+
+    statsmodels spreads the missing width over a table's column gaps and
+    puts the rest into its first column's values, where it is lost (cells
+    are stripped), so tables end up to ``n_columns - 2`` characters
+    narrower than the ``=`` rules. The rest goes into the first column's
+    header here, which is kept.
+    """
+    from statsmodels.iolib.summary2 import Summary
+
+    def width(table, settings):
+        alone = Summary()
+        alone.tables, alone.settings = [table], [settings]
+        return len(alone.as_text().splitlines()[1])  # its "=" rule
+
+    widths = [width(t, st) for t, st in zip(summary.tables, summary.settings, strict=True)]
+    widest = max(widths)
+    for i, (table, settings) in enumerate(zip(summary.tables, summary.settings, strict=True)):
+        rest = (widest - widths[i]) % max(table.shape[1] - 1, 1)
+        if not rest or not settings["header"] or settings["index"]:
+            continue
+        first = str(table.columns[0])
+        longest = max([len(first), *(len(str(v).strip()) for v in table.iloc[:, 0])])
+        summary.tables[i] = table.rename(columns={table.columns[0]: first.ljust(longest + rest)})
+    return summary
+
+
 def _format_pvalue(p):
     if not np.isfinite(p):
         return "nan"
@@ -722,9 +836,8 @@ def _format_pvalue(p):
 
 
 def _interval(low, high, digits):
+    digits = max(digits - 1, 0)
     return [
-        f"({lo:.{digits - 1}g}, {hi:.{digits - 1}g})"
-        if np.isfinite(lo) and np.isfinite(hi)
-        else "nan"
+        f"({lo:.{digits}g}, {hi:.{digits}g})" if np.isfinite(lo) and np.isfinite(hi) else "nan"
         for lo, hi in zip(low, high, strict=False)
     ]

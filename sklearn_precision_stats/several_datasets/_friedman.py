@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..classic._common import _warn_undefined
@@ -154,7 +155,7 @@ class FriedmanResult(TestResult):
     prefer_skip_nested_validation=True,
 )
 def friedman_test(
-    scores, *, lower_is_better: bool = False, tie_correction: bool = True
+    scores: ArrayLike, *, lower_is_better: bool = False, tie_correction: bool = True
 ) -> FriedmanResult:
     """Friedman's test of equal average ranks over data sets, with Iman-Davenport's F.
 

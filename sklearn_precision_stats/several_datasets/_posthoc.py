@@ -10,6 +10,7 @@ procedure, which uses the logical dependence between all-pairs hypotheses
 """
 
 import math
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..results._base import TestResult
@@ -191,11 +193,11 @@ class PosthocResult(TestResult):
     friedman: FriedmanResult = field(repr=False, compare=False)
 
     @property
-    def significant(self):
+    def significant(self) -> pd.DataFrame:
         """Boolean DataFrame: True where the pair differs at level ``alpha``."""
         return self.pvalue < self.alpha
 
-    def summary(self):
+    def summary(self) -> str:
         """A plain-text summary: ranks, critical difference, groups, differences.
 
         Returns
@@ -264,10 +266,10 @@ class PosthocResult(TestResult):
     prefer_skip_nested_validation=True,
 )
 def posthoc_test(
-    scores,
+    scores: ArrayLike,
     *,
     method: str = "nemenyi",
-    control=None,
+    control: Hashable | None = None,
     alpha: float = 0.05,
     lower_is_better: bool = False,
 ) -> PosthocResult:

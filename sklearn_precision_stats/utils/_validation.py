@@ -5,15 +5,22 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import column_or_1d
 
 __all__ = []
+
+
+def _shown(value, limit=80):
+    """`value`'s repr for an error message, or its type when the repr is long."""
+    text = repr(value)
+    if len(text) > limit or "\n" in text:
+        return f"an object of type {type(value).__name__}"
+    return text
 
 
 def _check_alpha(alpha):
     if not isinstance(alpha, (int, float, np.floating)) or not 0 < alpha < 1:
         raise ValueError(
-            f"alpha must be a number strictly between 0 and 1, got {alpha!r}; "
+            f"alpha must be a number strictly between 0 and 1, got {_shown(alpha)}; "
             "use e.g. alpha=0.05 for 95% confidence intervals."
         )
     return float(alpha)
@@ -22,7 +29,7 @@ def _check_alpha(alpha):
 def _check_integer(value, name, minimum, hint=""):
     """`value` as an int, or a ValueError naming `name`, its minimum and a hint."""
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}{hint}.")
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {_shown(value)}{hint}.")
     return int(value)
 
 
@@ -38,6 +45,19 @@ def _as_label_array(values, name, for_encoder=False):
     """
     if values is None:
         raise ValueError(f"{name} is None; pass an array-like of class labels.")
+    columns = None if isinstance(values, Mapping) else _dataframe_columns(values)
+    if isinstance(values, Mapping) or (columns is not None and len(columns) != 1):
+        hint = (
+            "; the predictions of several classifiers go in y_preds (the second argument)"
+            if name == "y_true"
+            else ""
+        )
+        raise ValueError(
+            f"{name} must be one array of labels (one per row), got a "
+            f"{type(values).__name__}{hint}."
+        )
+    if type(values).__module__.startswith("pyarrow"):
+        values = _from_arrow(values, name, for_encoder)
     if for_encoder:
         array = values.array if isinstance(values, (pd.Series, pd.Index)) else values
         if isinstance(array, pd.Categorical) or (
@@ -45,16 +65,17 @@ def _as_label_array(values, name, for_encoder=False):
             and isinstance(array.dtype, pd.StringDtype)
         ):
             return array
-    # pandas Categorical and Series are accepted; column_or_1d copies nothing
-    # for 1-D arrays, which matters for 10^7-record inputs.
+    # pandas Categorical and Series are accepted; a 1-D array is not copied,
+    # which matters for 10^7-record inputs.
     if hasattr(values, "to_numpy"):
         values = values.to_numpy()
     try:
         arr = np.asarray(values)
     except Exception as exc:  # ragged nested sequences and the like
         raise ValueError(f"{name} could not be converted to an array: {exc}") from exc
-    if arr.ndim == 2 and 1 in arr.shape and arr.size:
-        arr = column_or_1d(arr, warn=False)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        # A column vector, as scikit-learn's column_or_1d accepts.
+        arr = arr[:, 0]
     if arr.ndim != 1:
         raise ValueError(
             f"{name} must be 1-D (one label per row), got an array of shape "
@@ -83,11 +104,91 @@ def _as_label_array(values, name, for_encoder=False):
     return arr
 
 
+def _from_arrow(values, name, for_encoder):
+    """A pyarrow array or chunked array as labels `_as_label_array` reads.
+
+    Numbers and booleans become a NumPy array. Strings (of any width) and
+    dictionary-encoded arrays are read through their dictionary codes: a
+    pandas Categorical for the engine's encoder, which then makes no Python
+    object per row, else a NumPy array of the labels. Dictionary entries no
+    row uses are dropped, so they do not become classes.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        raise ValueError(
+            f"{name} must be a 1-D array of labels, got a pyarrow {type(values).__name__}; "
+            "pass one column (e.g. table.column('y'))."
+        )
+    if values.null_count:
+        row = int(pc.index(pc.is_null(values), True).as_py())
+        raise ValueError(
+            f"{name} has a missing label at row {row}; every row needs a label. "
+            "Drop or impute the rows with missing labels first."
+        )
+    if not pa.types.is_dictionary(values.type):
+        # string_view exists from pyarrow 16 on.
+        is_view = getattr(pa.types, "is_string_view", lambda _: False)
+        string_types = (pa.types.is_string, pa.types.is_large_string, is_view)
+        if not any(is_type(values.type) for is_type in string_types):
+            return values.to_numpy(zero_copy_only=False)
+        values = values.dictionary_encode()
+    codes = values.indices.to_numpy(zero_copy_only=False).astype(np.intp, copy=False)
+    categories = values.dictionary.to_numpy(zero_copy_only=False)
+    used = np.bincount(codes, minlength=len(categories)).astype(bool)
+    if not used.all():
+        codes = (np.cumsum(used) - 1)[codes]
+        categories = categories[used]
+    if for_encoder:
+        return pd.Categorical.from_codes(codes, categories=pd.Index(categories))
+    return categories[codes]
+
+
+def _dataframe_columns(obj):
+    """(column name, column) pairs of a pandas, polars or pyarrow table, else None."""
+    if isinstance(obj, pd.DataFrame):
+        return list(obj.items())
+    module = type(obj).__module__
+    if module.startswith("polars") and hasattr(obj, "get_columns"):
+        return [(column.name, column) for column in obj.get_columns()]
+    if module.startswith("pyarrow") and hasattr(obj, "column_names"):
+        return list(zip(obj.column_names, obj.columns, strict=True))
+    return None
+
+
+def _prediction_pairs(obj, name="y_preds"):
+    """(name, predictions) pairs from a dict, a list of pairs or a DataFrame.
+
+    A DataFrame (pandas, polars or a pyarrow Table) holds one column per
+    classifier, named by its column.
+    """
+    if isinstance(obj, Mapping):
+        return list(obj.items())
+    if isinstance(obj, (list, tuple)) and all(
+        isinstance(item, tuple) and len(item) == 2 for item in obj
+    ):
+        return list(obj)
+    columns = _dataframe_columns(obj)
+    if columns is not None:
+        return columns
+    raise ValueError(f"{name} must be {_PREDICTIONS_EXPECTED}; got {type(obj).__name__}.")
+
+
+_PREDICTIONS_EXPECTED = (
+    "a dict mapping classifier name to predicted labels (e.g. {'nb': "
+    "nb.predict(X), 'rf': rf.predict(X)}), a list of (name, predictions) "
+    "pairs or a DataFrame with one column of predictions per classifier"
+)
+
+
 def _named_items(obj, name, expected, fix):
     """(name, value) pairs from a dict or a list of pairs; at least two.
 
-    Used for ``y_preds`` and for the comparators' ``estimators``, which
-    accept the same two forms as :class:`sklearn.ensemble.VotingClassifier`.
+    Used for the comparators' ``estimators``, which accept the same two
+    forms as :class:`sklearn.ensemble.VotingClassifier`.
     """
     if isinstance(obj, Mapping):
         items = list(obj.items())
@@ -97,6 +198,11 @@ def _named_items(obj, name, expected, fix):
         items = list(obj)
     else:
         raise ValueError(f"{name} must be {expected}; got {type(obj).__name__}.")
+    return _check_named(items, name, fix)
+
+
+def _check_named(items, name, fix):
+    """`items` when they hold at least two (name, value) pairs of unique names."""
     if len(items) < 2:
         raise ValueError(
             f"{name} must hold at least two classifiers to compare, got {len(items)}; {fix}."
@@ -122,13 +228,8 @@ def _check_predictions(y_true, y_preds, reference, for_encoder=False):
     """
     raw_y_true = y_true
     y_true = _as_label_array(y_true, "y_true", for_encoder)
-    items = _named_items(
-        y_preds,
-        "y_preds",
-        "a dict mapping classifier name to predicted labels (e.g. {'nb': "
-        "nb.predict(X), 'rf': rf.predict(X)}) or a list of (name, predictions) "
-        "pairs",
-        "add the predictions of a reference classifier",
+    items = _check_named(
+        _prediction_pairs(y_preds), "y_preds", "add the predictions of a reference classifier"
     )
     names = [name for name, _ in items]
     _check_aligned_indexes(y_true=raw_y_true, **{f"y_preds[{n!r}]": p for n, p in items})
@@ -149,7 +250,7 @@ def _check_predictions(y_true, y_preds, reference, for_encoder=False):
     else:
         if reference not in names:
             raise ValueError(
-                f"reference={reference!r} is not one of the classifiers "
+                f"reference={_shown(reference)} is not one of the classifiers "
                 f"{names}; pass one of these names or None for the first."
             )
         ref_index = names.index(reference)

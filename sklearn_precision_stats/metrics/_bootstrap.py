@@ -1,0 +1,127 @@
+"""The paired bootstrap of measures over cells or record patterns.
+
+A resample of ``n`` rows with replacement draws the counts of the joint
+table's cells from a multinomial with the observed proportions; with
+clustered rows, a resample of records draws the numbers of each distinct
+per-record pattern of cells. Either costs O(cells) or O(patterns) per
+replicate, whatever the number of rows, and every classifier's confusion
+matrix follows from the same draws, so the replicates are paired.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse, special
+
+from ._cells import Units
+from ._definitions import MeasureSpec
+
+__all__ = []
+
+# Replicates are drawn in chunks of at most this many floats of draws and
+# confusion counts (32 MB), whatever the units and classes.
+_CHUNK_DRAWS = 2**22
+
+
+def bootstrap_replicates(
+    specs: list[MeasureSpec], units: Units, n_resamples: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Measures of every classifier on each resample: ``(B, C, R)``."""
+    n_clf = len(units.maps)
+    pvals = units.weights / units.weights.sum()
+    n_out = specs[0].n_outputs
+    out = np.empty((n_resamples, n_clf, n_out))
+    # Per-class measures need each class's counts alone: O(units + K) per
+    # replicate rather than a K x K matrix.
+    count_maps = [
+        _class_count_map(units, c) if specs[c].from_class_counts and units.lift is None else None
+        for c in range(n_clf)
+    ]
+    width = max(int(np.prod(units.shape)) if m is None else 4 * units.n_values for m in count_maps)
+    chunk = max(1, _CHUNK_DRAWS // (len(pvals) + 2 * width))
+    for start in range(0, n_resamples, chunk):
+        size = min(chunk, n_resamples - start)
+        draws = rng.multinomial(units.n_draws, pvals, size=size).astype(float)
+        for c in range(n_clf):
+            count_map = count_maps[c]
+            if count_map is None:
+                confusion = units.to_confusion(np.asarray(units.maps[c].T @ draws.T).T)
+                out[start : start + size, c] = specs[c].values(confusion)
+                continue
+            k = units.n_values
+            sums = np.asarray(count_map.T @ draws.T).T  # (size, 3K + 1)
+            tp, t, p, n = sums[:, :k], sums[:, k : 2 * k], sums[:, 2 * k : 3 * k], sums[:, 3 * k :]
+            counts = np.stack([tp, p - tp, t - tp, n - tp - (p - tp) - (t - tp)], axis=-1)
+            out[start : start + size, c] = specs[c].class_count_values(counts)
+    return out
+
+
+def _class_count_map(units: Units, c: int) -> sparse.csr_array:
+    """What each unit adds to the classes' TP, true rows and predicted rows, and to all rows.
+
+    Of shape ``(V, 3K + 1)``, from classifier `c`'s map of units to the
+    cells of its K x K confusion matrix.
+    """
+    full, k = units.maps[c], units.n_values
+    rows = np.repeat(np.arange(full.shape[0]), np.diff(full.indptr))
+    t, p = np.divmod(full.indices.astype(np.intp), k)
+    diag = t == p
+    return sparse.csr_array(
+        (
+            np.concatenate([full.data[diag], full.data, full.data, full.data]),
+            (
+                np.concatenate([rows[diag], rows, rows, rows]),
+                np.concatenate([t[diag], k + t, 2 * k + p, np.full(len(t), 3 * k)]),
+            ),
+        ),
+        shape=(full.shape[0], 3 * k + 1),
+    )
+
+
+def percentile_interval(replicates: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    alpha = (1 - level) / 2
+    with np.errstate(invalid="ignore"):
+        low, high = np.nanquantile(replicates, [alpha, 1 - alpha], axis=0)
+    return low, high
+
+
+def bca_interval(
+    replicates: np.ndarray, estimate: np.ndarray, acceleration: np.ndarray, level: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Efron's bias-corrected and accelerated interval, column by column."""
+    alpha = (1 - level) / 2
+    valid = np.isfinite(replicates)
+    n_valid = valid.sum(axis=0)
+    below = (replicates < estimate).sum(axis=0) + 0.5 * (replicates == estimate).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z0 = special.ndtri(below / n_valid)
+        lows, highs = np.full(estimate.shape, np.nan), np.full(estimate.shape, np.nan)
+        for i, z_a in enumerate((special.ndtri(alpha), special.ndtri(1 - alpha))):
+            shift = z0 + z_a
+            q = special.ndtr(z0 + shift / (1 - acceleration * shift))
+            target = lows if i == 0 else highs
+            for j in np.ndindex(estimate.shape):
+                col = replicates[(slice(None),) + j]
+                col = col[np.isfinite(col)]
+                if col.size and np.isfinite(q[j]):
+                    target[j] = np.quantile(col, q[j])
+    return lows, highs
+
+
+def bootstrap_pvalue(replicates: np.ndarray, estimate: np.ndarray) -> np.ndarray:
+    """Two-sided p-value of a zero difference: the centred replicates as the null.
+
+    ``(1 + #{|d* - d| >= |d|}) / (1 + B)`` (Hall and Wilson, 1991).
+    """
+    valid = np.isfinite(replicates)
+    with np.errstate(invalid="ignore"):
+        extreme = (np.abs(replicates - estimate) >= np.abs(estimate)) & valid
+        p = (1.0 + extreme.sum(axis=0)) / (1.0 + valid.sum(axis=0))
+    return np.where(np.isfinite(estimate), p, np.nan)
+
+
+def acceleration(influence: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """BCa acceleration from the units' influence values ``(V, ...)``."""
+    w = weights.reshape((-1,) + (1,) * (influence.ndim - 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (w * influence**3).sum(axis=0) / (6.0 * ((w * influence**2).sum(axis=0)) ** 1.5)

@@ -1,0 +1,988 @@
+"""Paired comparisons of average precision, precision at a recall, recall at a
+precision and ROC AUC, per class, by the stratified paired bootstrap (and
+DeLong's test for ROC AUC).
+"""
+
+import warnings
+from collections.abc import Hashable, Mapping, Sequence
+from numbers import Integral, Real
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import stats
+
+from ..classic._roc import _delong_components
+from ..exceptions import UndefinedStatisticWarning
+from ..metrics._multilabel import reference_order
+from ..results._metric_comparison import MetricComparison
+from ..utils._random_state import check_random_state_any
+from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions, validate_params
+from ..utils._validation import _as_label_array, _check_aligned_indexes, _check_groups, _named_items
+from . import _curves
+from ._resampling import block_size, check_n_resamples, jackknife_blocks, weight_blocks
+
+__all__ = [
+    "compare_average_precision",
+    "compare_precision_at_recall",
+    "compare_recall_at_precision",
+    "compare_roc_auc",
+]
+
+# Classifier name -> scores, or (name, scores) pairs.
+Scores = Mapping[Hashable, ArrayLike] | Sequence[tuple[Hashable, ArrayLike]]
+RandomState = int | np.random.Generator | np.random.RandomState | None
+
+_AVERAGES = ("macro", "micro", "weighted")
+# Delete-a-group jackknife replicates for the BCa acceleration.
+_JACKKNIFE_GROUPS = 50
+# Points of the recall grid on which the curves and their bands are kept.
+_CURVE_POINTS = 101
+# Frames between warnings.warn in _run and the caller: _run, the public
+# function and scikit-learn's validate_params wrapper.
+_STACKLEVEL = 4
+
+_PARAMETERS = {
+    "y_true": ["array-like"],
+    "y_scores": [dict, list, tuple],
+    "reference": [Hashable, None],
+    "groups": ["array-like", None],
+    "labels": ["array-like", None],
+    "average": [StrOptions(set(_AVERAGES)), None],
+    "n_resamples": [Interval(Integral, 2, None, closed="left"), "array-like"],
+    "confidence_level": [Interval(RealNotInt, 0, 1, closed="neither")],
+    "random_state": ["random_state"],
+}
+
+
+# Input ------------------------------------------------------------------
+
+
+class _Problem:
+    """Validated inputs: the positives of every class and the resampling units.
+
+    Attributes
+    ----------
+    names : list of str
+        Classifier names, reference first.
+    scores : list of ndarray of shape (n_rows, n_classes)
+    positive : ndarray of bool, shape (n_rows, n_classes)
+    classes : ndarray
+        Labels of the columns.
+    unit : ndarray of intp, shape (n_rows,)
+        Resampling unit of each row.
+    strata_sizes : list of int
+        Sizes of the contiguous ranges of units drawn separately.
+    unit_of_column : ndarray of intp
+        Unit of each column of a user-given weight array (records in the
+        order of the rows, or clusters in the sorted order of `groups`).
+    """
+
+
+def _score_matrix(values, name, n_rows, n_columns):
+    raw = values.to_numpy() if hasattr(values, "to_numpy") else values
+    try:
+        array = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{name} must hold numeric scores (predict_proba or decision_function output): {exc}"
+        ) from exc
+    if array.ndim == 2 and array.shape[1] == 1 and n_columns == 1:
+        array = array[:, 0]
+    expected = f"({n_rows},)" if n_columns == 1 else f"({n_rows}, {n_columns})"
+    if array.shape[0] != n_rows or (array.ndim == 1) != (n_columns == 1) or array.ndim > 2:
+        raise ValueError(
+            f"{name} has shape {array.shape} but {expected} is needed: one score per row "
+            "for a binary problem (the positive class's scores), or one column per class "
+            "(in the order of labels, or of the sorted classes) otherwise."
+        )
+    if array.ndim == 2 and array.shape[1] != n_columns:
+        raise ValueError(
+            f"{name} has {array.shape[1]} columns but there are {n_columns} classes; pass "
+            "one column per class, in the order of labels (or of the sorted classes)."
+        )
+    if not np.isfinite(array).all():
+        row = int(np.flatnonzero(~np.isfinite(array.reshape(n_rows, -1)).any(axis=1))[0])
+        raise ValueError(
+            f"{name} holds a NaN or infinite score at row {row}; scores must be finite."
+        )
+    return array.reshape(n_rows, n_columns)
+
+
+def _is_multilabel(y_true):
+    raw = y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true
+    array = np.asarray(raw)
+    return array.ndim == 2 and array.shape[1] > 1, array
+
+
+def _check_problem(y_true, y_scores, reference, groups, labels):
+    items = _named_items(
+        y_scores,
+        "y_scores",
+        "a dict mapping classifier name to scores (e.g. {'lr': lr.predict_proba(X), "
+        "'rf': rf.predict_proba(X)}) or a list of (name, scores) pairs",
+        "add the scores of a reference classifier",
+    )
+    _check_aligned_indexes(
+        y_true=y_true, groups=groups, **{f"y_scores[{n!r}]": s for n, s in items}
+    )
+    names = [name for name, _ in items]
+    order = reference_order(names, reference)
+    problem = _Problem()
+    problem.names = [names[i] for i in order]
+
+    multilabel, array = _is_multilabel(y_true)
+    if multilabel:
+        if array.dtype.kind not in "iub" or not np.isin(array, (0, 1)).all():
+            raise ValueError(
+                "y_true of shape (n_rows, n_labels) must be a multilabel indicator matrix "
+                "of 0 and 1; for multiclass targets pass one label per row."
+            )
+        n_rows, n_labels = array.shape
+        positive = array.astype(bool)
+        if labels is None:
+            classes = np.arange(n_labels)
+        else:
+            classes = np.asarray(labels)
+            if classes.shape != (n_labels,):
+                raise ValueError(
+                    f"labels must name the {n_labels} columns of the multilabel y_true, "
+                    f"got {classes.shape[0] if classes.ndim else 0} labels."
+                )
+        codes = None
+        binary = False
+    else:
+        y = _as_label_array(y_true, "y_true")
+        n_rows = y.shape[0]
+        if n_rows == 0:
+            raise ValueError("y_true is empty; at least one row is needed.")
+        if labels is None:
+            classes, codes = np.unique(y, return_inverse=True)
+        else:
+            classes = _as_label_array(labels, "labels")
+            if np.unique(classes).shape[0] != classes.shape[0]:
+                raise ValueError("labels must not repeat a class.")
+            sorter = np.argsort(classes, kind="stable")
+            position = np.searchsorted(classes, y, sorter=sorter)
+            position = np.minimum(position, classes.shape[0] - 1)
+            codes = sorter[position]
+            missing = classes[codes] != y
+            if missing.any():
+                row = int(np.flatnonzero(missing)[0])
+                raise ValueError(
+                    f"y_true holds the class {y[row]!r} (row {row}) that is not in labels; "
+                    "add it to labels or leave labels=None for every class of y_true."
+                )
+        if classes.shape[0] < 2:
+            raise ValueError(
+                "y_true holds only one class; pass labels=[negative, positive] (binary) "
+                "or every class, so that the positive class is known."
+            )
+        first = items[order[0]][1]
+        first_ndim = np.ndim(first.to_numpy() if hasattr(first, "to_numpy") else first)
+        binary = classes.shape[0] == 2 and first_ndim == 1
+        if binary:
+            # Scores of the positive class: the second of the sorted classes
+            # (scikit-learn's classes_[1]) or of labels.
+            positive = (codes == 1)[:, None]
+            classes = classes[1:]
+        else:
+            positive = codes[:, None] == np.arange(classes.shape[0])[None, :]
+    n_columns = positive.shape[1]
+    problem.scores = [
+        _score_matrix(items[i][1], f"y_scores[{items[i][0]!r}]", n_rows, n_columns) for i in order
+    ]
+    problem.positive = positive
+    problem.classes = classes
+    problem.binary = binary
+    problem.multilabel = multilabel
+    problem.n_rows = n_rows
+
+    if groups is not None:
+        groups = _check_groups(groups, n_rows)
+        # Clusters mix classes, so they are drawn without strata.
+        _, unit = np.unique(groups, return_inverse=True)
+        n_units = int(unit.max()) + 1
+        problem.unit = unit.astype(np.intp, copy=False)
+        problem.strata_sizes = [n_units]
+        problem.unit_of_column = np.arange(n_units)
+    elif codes is not None:
+        # Records stratified by true class, each class a contiguous range.
+        n_codes = int(codes.max()) + 1 if not binary else 2
+        # Within its class, units follow the reference's scores of that
+        # class, decreasing: the reference's curve of the class then reads
+        # its positives' weights in place (binary: both its gathers).
+        reference_scores = problem.scores[0]
+        own = reference_scores[:, 0] if binary else reference_scores[np.arange(n_rows), codes]
+        order_by_class = np.lexsort((-own, codes))
+        unit = np.empty(n_rows, dtype=np.intp)
+        unit[order_by_class] = np.arange(n_rows)
+        problem.unit = unit
+        problem.strata_sizes = [int(s) for s in np.bincount(codes, minlength=n_codes)]
+        problem.unit_of_column = unit
+    else:
+        problem.unit = np.arange(n_rows)
+        problem.strata_sizes = [n_rows]
+        problem.unit_of_column = problem.unit
+    problem.n_units = int(sum(problem.strata_sizes))
+    return problem
+
+
+# The measures -------------------------------------------------------------
+
+
+class _Measure:
+    """A measure of a curve: its name, its function of (tp, fp), what it needs."""
+
+    def __init__(self, name, function, needs_negatives=False):
+        self.name = name
+        self.function = function
+        self.needs_negatives = needs_negatives
+
+    def reason(self, what):
+        if self.needs_negatives:
+            return f"{what} has no positive or no negative rows"
+        return f"{what} has no positive rows"
+
+
+class _Evaluator:
+    """A measure of every table row of one classifier, from the sorted curves."""
+
+    def __init__(self, problem, scores, measure, average):
+        self.measure = measure
+        self.average = average
+        unit = problem.unit
+        if average == "micro" and not problem.binary:
+            n_columns = problem.positive.shape[1]
+            self.curves = [
+                _curves.SortedCurve(
+                    scores.reshape(-1), problem.positive.reshape(-1), np.repeat(unit, n_columns)
+                )
+            ]
+        else:
+            self.curves = [
+                _curves.SortedCurve(
+                    np.ascontiguousarray(scores[:, k]), problem.positive[:, k], unit
+                )
+                for k in range(problem.positive.shape[1])
+            ]
+        self.per_class = average is None or problem.binary or average == "micro"
+
+    @property
+    def size(self):
+        return max(curve.size for curve in self.curves)
+
+    def evaluate(self, weights, envelope=None, workspace=None):
+        """Values (n_replicates, n_table_rows) and undefined masks.
+
+        `envelope`: recall grid; then also the interpolated precision of
+        each curve at the grid, shape (n_replicates, n_curves, n_grid).
+        """
+        values, undefined, positives, bands = [], [], [], []
+        packed = weights.dtype == np.uint8 and weights.max() <= _curves.PACKED_MAX_WEIGHT
+        for curve in self.curves:
+            counts = curve.counts(weights, workspace, packed)
+            value, bad = self.measure.function(counts)
+            values.append(value)
+            undefined.append(bad)
+            positives.append(counts.n_pos)
+            if envelope is not None:
+                bands.append(_curves.interpolated_precision(counts, envelope))
+        values = np.column_stack(values)
+        undefined = np.column_stack(undefined)
+        if not self.per_class:
+            if self.average == "macro":
+                values = values.mean(axis=1, keepdims=True)
+            else:
+                weights_k = np.column_stack(positives)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    values = (np.sum(values * weights_k, axis=1) / weights_k.sum(axis=1))[:, None]
+            undefined = undefined.any(axis=1, keepdims=True)
+        band = np.stack(bands, axis=1) if envelope is not None else None
+        return values, undefined, band
+
+
+# Inference --------------------------------------------------------------
+
+
+def _bca_limits(estimate, replicates, jackknife, level):
+    """BCa limits of each column; NaN where the replicates are undefined."""
+    alpha = (1 - level) / 2
+    n_rep = replicates.shape[0]
+    low = np.full(estimate.shape, np.nan)
+    high = np.full(estimate.shape, np.nan)
+    for j in range(estimate.shape[0]):
+        reps, jack = replicates[:, j], jackknife[:, j]
+        if not (np.isfinite(estimate[j]) and np.isfinite(reps).all() and np.isfinite(jack).all()):
+            continue
+        # Ties with the estimate count one half: measures read off a step
+        # curve (precision at a recall) often repeat the estimate exactly.
+        below = np.count_nonzero(reps < estimate[j]) + 0.5 * np.count_nonzero(reps == estimate[j])
+        z0 = stats.norm.ppf(min(max(below / n_rep, 1 / (2 * n_rep)), 1 - 1 / (2 * n_rep)))
+        u = jack.mean() - jack
+        denominator = 6.0 * np.sum(u**2) ** 1.5
+        a = np.sum(u**3) / denominator if denominator > 0 else 0.0
+        z = stats.norm.ppf([alpha, 1 - alpha])
+        adjusted = stats.norm.cdf(z0 + (z0 + z) / (1 - a * (z0 + z)))
+        low[j], high[j] = np.quantile(reps, adjusted)
+    return low, high
+
+
+def _bootstrap_inference(estimates, reps, jack, level):
+    """Intervals, standard errors and p-values from the replicates.
+
+    `estimates`: (n_rows, n_clf); `reps`: (B, n_rows, n_clf); `jack`:
+    (G, n_rows, n_clf).
+    """
+    alpha = (1 - level) / 2
+    finite = np.isfinite(reps).all(axis=0)
+    with np.errstate(invalid="ignore"):
+        q = np.quantile(reps, [alpha, 1 - alpha], axis=0)
+    est_low = np.where(finite, q[0], np.nan)
+    est_high = np.where(finite, q[1], np.nan)
+    diff = estimates[:, 1:] - estimates[:, :1]
+    d_reps = reps[:, :, 1:] - reps[:, :, :1]
+    d_jack = jack[:, :, 1:] - jack[:, :, :1]
+    d_finite = finite[:, 1:] & finite[:, :1] & np.isfinite(diff)
+    with np.errstate(invalid="ignore"):
+        dq = np.quantile(d_reps, [alpha, 1 - alpha], axis=0)
+        diff_se = np.std(d_reps, axis=0, ddof=1)
+    diff_low = np.where(d_finite, dq[0], np.nan)
+    diff_high = np.where(d_finite, dq[1], np.nan)
+    diff_se = np.where(d_finite, diff_se, np.nan)
+    # pROC's bootstrap test: the difference over the replicates' standard
+    # deviation, referred to the standard normal.
+    constant = d_finite & (diff_se <= 1e-12 * np.maximum(1.0, np.abs(diff)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = diff / diff_se
+    pvalue = np.where(d_finite & ~constant, 2 * stats.norm.sf(np.abs(z)), np.nan)
+    bca_low = np.full(diff.shape, np.nan)
+    bca_high = np.full(diff.shape, np.nan)
+    for j in range(diff.shape[1]):
+        bca_low[:, j], bca_high[:, j] = _bca_limits(
+            diff[:, j], d_reps[:, :, j], d_jack[:, :, j], level
+        )
+    bca_low[~d_finite] = np.nan
+    bca_high[~d_finite] = np.nan
+    omnibus = None
+    if diff.shape[1] >= 2:
+        omnibus = _omnibus(
+            diff, [np.cov(d_reps[:, i, :], rowvar=False) for i in range(diff.shape[0])]
+        )
+    return {
+        "estimate_ci_low": est_low,
+        "estimate_ci_high": est_high,
+        "diff": diff,
+        "diff_se": diff_se,
+        "diff_ci_low": diff_low,
+        "diff_ci_high": diff_high,
+        "diff_pvalue": pvalue,
+        "extra_columns": {"diff_bca_low": bca_low, "diff_bca_high": bca_high},
+        "omnibus": omnibus,
+        "constant": constant,
+    }
+
+
+def _omnibus(diff, covariances):
+    """Wald test that every difference of a row is zero, with its covariance."""
+    n_rows = diff.shape[0]
+    df = np.full(n_rows, np.nan)
+    stat = np.full(n_rows, np.nan)
+    pvalue = np.full(n_rows, np.nan)
+    for i, cov in enumerate(covariances):
+        d = diff[i]
+        if not (np.isfinite(d).all() and np.isfinite(cov).all()):
+            continue
+        # The pseudo-inverse and rank handle differences that are exactly
+        # collinear (e.g. two identical classifiers).
+        eigval, eigvec = np.linalg.eigh(cov)
+        keep = eigval > 1e-10 * max(eigval.max(), 0.0)
+        if not keep.any():
+            continue
+        projected = eigvec[:, keep].T @ d
+        stat[i] = float(np.sum(projected**2 / eigval[keep]))
+        df[i] = int(keep.sum())
+        pvalue[i] = float(stats.chi2.sf(stat[i], df[i]))
+    return {"df": df, "wald_stat": stat, "wald_pvalue": pvalue}
+
+
+def _class_name(label):
+    return repr(label.item() if hasattr(label, "item") else label)
+
+
+def _run(
+    measure,
+    y_true,
+    y_scores,
+    *,
+    reference,
+    groups,
+    labels,
+    average,
+    n_resamples,
+    confidence_level,
+    random_state,
+    method="bootstrap",
+):
+    problem = _check_problem(y_true, y_scores, reference, groups, labels)
+    unit_name = "record (cluster of groups)" if groups is not None else "row"
+    if method == "delong":
+        return _run_delong(problem, average, groups, confidence_level)
+    n_replicates, given = check_n_resamples(n_resamples, problem.n_units, unit_name)
+    rng = check_random_state_any(random_state)
+    evaluators = [_Evaluator(problem, s, measure, average) for s in problem.scores]
+    per_class = evaluators[0].per_class
+    if per_class and not problem.binary and average == "micro":
+        table_classes = np.array(["micro"], dtype=object)
+    elif per_class:
+        table_classes = problem.classes
+    else:
+        table_classes = np.array([average], dtype=object)
+    n_table = table_classes.shape[0]
+    n_clf = len(problem.names)
+    grid = np.linspace(0.0, 1.0, _CURVE_POINTS)
+    with_curves = per_class
+
+    ones = np.ones((1, problem.n_units), dtype=np.int32)
+    point = [ev.evaluate(ones, grid if with_curves else None) for ev in evaluators]
+    estimates = np.column_stack([p[0][0] for p in point])
+    undefined = np.column_stack([p[1][0] for p in point])
+
+    block = block_size(max(ev.size for ev in evaluators), n_replicates)
+    workspace = {}
+    reps = np.empty((n_replicates, n_table, n_clf))
+    reps_undefined = np.zeros((n_table, n_clf), dtype=np.intp)
+    band_reps = (
+        np.empty((n_replicates, n_clf, len(evaluators[0].curves), grid.shape[0]))
+        if with_curves
+        else None
+    )
+    for start, weights in weight_blocks(
+        n_replicates, problem.strata_sizes, rng, block, given, problem.unit_of_column
+    ):
+        stop = start + weights.shape[0]
+        for c, ev in enumerate(evaluators):
+            values, bad, band = ev.evaluate(weights, grid if with_curves else None, workspace)
+            reps[start:stop, :, c] = values
+            reps_undefined[:, c] += bad.sum(axis=0)
+            if with_curves:
+                band_reps[start:stop, c] = band
+    n_groups = min(problem.n_units, _JACKKNIFE_GROUPS)
+    jack = np.empty((n_groups, n_table, n_clf))
+    for start, weights in jackknife_blocks(problem.n_units, n_groups, rng, block):
+        stop = start + weights.shape[0]
+        for c, ev in enumerate(evaluators):
+            jack[start:stop, :, c] = ev.evaluate(weights, workspace=workspace)[0]
+
+    level = confidence_level
+    inference = _bootstrap_inference(estimates, reps, jack, level)
+    reasons = []
+    for i, label in enumerate(table_classes):
+        what = f"class {_class_name(label)}"
+        if undefined[i].any():
+            reasons.append(f"{measure.name} of {what}: {measure.reason('y_true')}")
+        elif reps_undefined[i].any():
+            count = int(reps_undefined[i].max())
+            reasons.append(
+                f"the bootstrap of {measure.name} of {what}: "
+                f"{measure.reason(f'{count} of {n_replicates} replicates')}"
+            )
+        elif inference["constant"][i].any():
+            others = [problem.names[j + 1] for j in np.flatnonzero(inference["constant"][i])]
+            reasons.append(
+                f"the p-value of {measure.name} of {what}: the difference of "
+                f"{', '.join(map(repr, others))} from {problem.names[0]!r} is the same in "
+                "every replicate (e.g. identical rankings)"
+            )
+    if reasons:
+        warnings.warn(
+            "; ".join(reasons) + "; these values are reported as NaN.",
+            UndefinedStatisticWarning,
+            stacklevel=_STACKLEVEL,
+        )
+    curves = None
+    if with_curves:
+        alpha = (1 - level) / 2
+        point_band = np.stack([p[2][0] for p in point])  # (n_clf, n_curves, n_grid)
+        # NaN (a replicate without positives) propagates to the band.
+        q = np.quantile(band_reps, [alpha, 1 - alpha], axis=0)
+        curves = {"recall": grid, "precision": point_band, "low": q[0], "high": q[1]}
+    return MetricComparison(
+        measure=measure.name,
+        classes=table_classes,
+        classifiers=problem.names,
+        method="bootstrap",
+        average=average,
+        confidence_level=level,
+        n_rows=problem.n_rows,
+        n_records=problem.n_units,
+        estimates=estimates,
+        estimate_ci_low=inference["estimate_ci_low"],
+        estimate_ci_high=inference["estimate_ci_high"],
+        diff=inference["diff"],
+        diff_se=inference["diff_se"],
+        diff_ci_low=inference["diff_ci_low"],
+        diff_ci_high=inference["diff_ci_high"],
+        diff_pvalue=inference["diff_pvalue"],
+        omnibus=inference["omnibus"],
+        extra_columns=inference["extra_columns"],
+        replicates={name: reps[:, :, c] for c, name in enumerate(problem.names)},
+        curves=curves,
+    )
+
+
+def _run_delong(problem, average, groups, level):
+    if average is not None and not problem.binary:
+        raise ValueError(
+            f"average={average!r} needs method='bootstrap': DeLong's covariance is "
+            "computed one class at a time; use average=None for one row per class."
+        )
+    if groups is not None:
+        raise ValueError(
+            "groups needs method='bootstrap': DeLong's test assumes one row per record; "
+            "the bootstrap resamples the records (clusters) instead."
+        )
+    n_classes = problem.positive.shape[1]
+    n_clf = len(problem.names)
+    estimates = np.full((n_classes, n_clf), np.nan)
+    estimate_se = np.full((n_classes, n_clf), np.nan)
+    diff = np.full((n_classes, n_clf - 1), np.nan)
+    diff_se = np.full((n_classes, n_clf - 1), np.nan)
+    covariances = []
+    reasons = []
+    for k in range(n_classes):
+        positive = np.ascontiguousarray(problem.positive[:, k])
+        n_pos = int(np.count_nonzero(positive))
+        what = f"class {_class_name(problem.classes[k])}"
+        if n_pos == 0 or n_pos == problem.n_rows:
+            reasons.append(f"roc_auc of {what}: y_true has no positive or no negative rows")
+            covariances.append(np.full((n_clf - 1, n_clf - 1), np.nan))
+            continue
+        auc, cov = _delong_components(
+            positive, [np.ascontiguousarray(s[:, k]) for s in problem.scores]
+        )
+        estimates[k] = auc
+        estimate_se[k] = np.sqrt(np.maximum(np.diag(cov), 0.0))
+        contrast = np.hstack([-np.ones((n_clf - 1, 1)), np.eye(n_clf - 1)])
+        cov_diff = contrast @ cov @ contrast.T
+        diff[k] = auc[1:] - auc[0]
+        variance = np.diag(cov_diff)
+        scale = cov[0, 0] + np.diag(cov)[1:]
+        if not np.isfinite(variance).all():
+            reasons.append(
+                f"DeLong's variance of {what}: fewer than two positive or two negative rows"
+            )
+            covariances.append(np.full_like(cov_diff, np.nan))
+            continue
+        flat = variance <= 1e-12 * scale
+        if flat.any():
+            others = [problem.names[j + 1] for j in np.flatnonzero(flat)]
+            reasons.append(
+                f"DeLong's test of {what}: the variance of the AUC difference of "
+                f"{', '.join(map(repr, others))} from {problem.names[0]!r} is zero "
+                "(e.g. identical rankings)"
+            )
+        diff_se[k] = np.where(flat, np.nan, np.sqrt(np.maximum(variance, 0.0)))
+        covariances.append(cov_diff)
+    if reasons:
+        warnings.warn(
+            "; ".join(reasons) + "; these values are reported as NaN.",
+            UndefinedStatisticWarning,
+            stacklevel=_STACKLEVEL + 1,
+        )
+    zq = stats.norm.ppf(0.5 + level / 2)
+    with np.errstate(invalid="ignore"):
+        pvalue = 2 * stats.norm.sf(np.abs(diff / diff_se))
+    omnibus = _omnibus(diff, covariances) if n_clf >= 3 else None
+    return MetricComparison(
+        measure="roc_auc",
+        classes=problem.classes,
+        classifiers=problem.names,
+        method="delong",
+        average=average,
+        confidence_level=level,
+        n_rows=problem.n_rows,
+        n_records=problem.n_units,
+        estimates=estimates,
+        estimate_se=estimate_se,
+        estimate_ci_low=estimates - zq * estimate_se,
+        estimate_ci_high=estimates + zq * estimate_se,
+        diff=diff,
+        diff_se=diff_se,
+        diff_ci_low=diff - zq * diff_se,
+        diff_ci_high=diff + zq * diff_se,
+        diff_pvalue=pvalue,
+        omnibus=omnibus,
+    )
+
+
+# Public functions -------------------------------------------------------------
+
+_SHARED_DOC = """
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_rows, n_labels)
+        True class of each row, or a multilabel indicator matrix.
+    y_scores : dict or list of (str, array-like)
+        Classifier name to scores: shape ``(n_rows,)`` for a binary problem
+        (the positive class's scores, the positive class being the second
+        of the sorted classes or of `labels`), otherwise ``(n_rows,
+        n_classes)`` with one column per class in the order of `labels` (or
+        of the sorted classes), e.g. ``predict_proba(X)``. Higher means
+        more likely.
+    reference : str, default=None
+        Name of the reference classifier; the first when None.
+    groups : array-like of shape (n_rows,), default=None
+        Record (cluster) of each row, e.g. the record id of stacked
+        cross-validation rows: the bootstrap then draws records, and
+        a record's rows stay together.
+    labels : array-like, default=None
+        The classes, in the order of the score columns (multilabel: names
+        of the columns). None: the sorted classes of `y_true`.
+    average : {"macro", "micro", "weighted"} or None, default=None
+        None: one row per class. Otherwise one row with scikit-learn's
+        average of the per-class (one-vs-rest) values: their mean, the
+        value of the pooled (row, class) entries, or their mean weighted by
+        the classes' numbers of positives. Ignored for a binary problem.
+    n_resamples : int or array-like of int of shape (B, n_records), default=2000
+        Number of bootstrap replicates, or the replicates themselves as
+        integer weights: how often each record is drawn (records are the
+        rows, or with `groups` the distinct groups in sorted order). Given
+        weights let several comparisons share their replicates.
+    confidence_level : float, default=0.95
+        Level of every interval.
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        Seed of the bootstrap.
+"""
+
+_RESULT_DOC = """
+    Returns
+    -------
+    result : MetricComparison
+        Frozen. ``result.table`` has one row per class (or average) and
+        compared classifier with the columns ``{name}``,
+        ``{name}_reference``, their percentile intervals, ``diff``
+        (classifier minus reference), ``diff_se`` (standard deviation of the
+        bootstrap differences), ``diff_ci_low``/``diff_ci_high`` (percentile
+        interval), ``diff_pvalue`` and the BCa interval ``diff_bca_low``/
+        ``diff_bca_high``; ``result.omnibus`` is the Wald test that all
+        classifiers are equal (three or more classifiers);
+        ``result.replicates`` maps every classifier to its values in each
+        replicate, shape ``(B, n_table_classes)``.
+"""
+
+_NOTES_DOC = """
+    The paired bootstrap draws the records with replacement, within each
+    true class as R's pROC does (so every replicate has the sample's class
+    sizes); with `groups` it draws whole records (clusters), unstratified.
+    Every classifier is evaluated on the same replicates. The p-value is
+    pROC's: the difference over the standard deviation of its replicates,
+    referred to the standard normal. The BCa interval (Efron 1987) takes
+    its acceleration from a delete-a-group jackknife over 50 random groups
+    of records (every record its own group below 50 records).
+
+    Each classifier's scores are sorted once per class; a replicate is then
+    a cumulative sum of integer weights over the sorted order, with ties
+    grouped as scikit-learn groups them, so that a replicate's value is
+    scikit-learn's with ``sample_weight`` equal to the replicate's weights.
+    Replicates are done in blocks: memory grows with the rows and the
+    block, never with rows times replicates.
+
+    An undefined value (a class without positive rows, in the data or in a
+    replicate) is NaN, with one
+    :class:`~sklearn_precision_stats.exceptions.UndefinedStatisticWarning`
+    naming the class and the reason.
+"""
+
+
+def _doc(text, name):
+    return (
+        text.replace("%(shared)s", _SHARED_DOC.strip("\n"))
+        .replace("%(result)s", _RESULT_DOC.format(name=name).strip("\n"))
+        .replace("%(notes)s", _NOTES_DOC.strip("\n"))
+    )
+
+
+_AP = _Measure("average_precision", _curves.average_precision)
+_AUC = _Measure("roc_auc", _curves.roc_auc, needs_negatives=True)
+
+
+def _at_target(name, curve, target):
+    """The measure ``curve(counts, target)``: a curve read at a required level."""
+    target = float(target)
+    return _Measure(name, lambda counts: curve(counts, target))
+
+
+@validate_params(_PARAMETERS, prefer_skip_nested_validation=True)
+def compare_average_precision(
+    y_true: ArrayLike,
+    y_scores: Scores,
+    *,
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    average: str | None = None,
+    n_resamples: int | ArrayLike = 2000,
+    confidence_level: float = 0.95,
+    random_state: RandomState = None,
+) -> MetricComparison:
+    return _run(
+        _AP,
+        y_true,
+        y_scores,
+        reference=reference,
+        groups=groups,
+        labels=labels,
+        average=average,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        random_state=random_state,
+    )
+
+
+compare_average_precision.__doc__ = _doc(
+    """Compare the average precision of classifiers scored on the same records.
+
+    Average precision is :func:`sklearn.metrics.average_precision_score`:
+    the sum over thresholds of the precision times the step in recall, with
+    no interpolation.
+
+%(shared)s
+
+%(result)s
+
+    Notes
+    -----
+%(notes)s
+
+    References
+    ----------
+    Efron, B. (1987). Better bootstrap confidence intervals. Journal of the
+    American Statistical Association 82, 171-185.
+
+    Robin, X. et al. (2011). pROC: an open-source package for R and S+ to
+    analyze and compare ROC curves. BMC Bioinformatics 12, 77.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_precision_stats import compare_average_precision
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(500) < 0.2
+    >>> scores = {"a": y + rng.normal(size=500), "b": y + rng.normal(scale=2, size=500)}
+    >>> res = compare_average_precision(y, scores, n_resamples=500, random_state=0)
+    >>> row = res.table.iloc[0]
+    >>> bool(row["diff"] < 0), bool(row["diff_pvalue"] < 0.05)
+    (True, True)
+    """,
+    "average_precision",
+)
+
+
+@validate_params(
+    {**_PARAMETERS, "recall": [Interval(Real, 0, 1, closed="right")]},
+    prefer_skip_nested_validation=True,
+)
+def compare_precision_at_recall(
+    y_true: ArrayLike,
+    y_scores: Scores,
+    *,
+    recall: float = 0.9,
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    average: str | None = None,
+    n_resamples: int | ArrayLike = 2000,
+    confidence_level: float = 0.95,
+    random_state: RandomState = None,
+) -> MetricComparison:
+    return _run(
+        _at_target("precision_at_recall", _curves.precision_at_recall, recall),
+        y_true,
+        y_scores,
+        reference=reference,
+        groups=groups,
+        labels=labels,
+        average=average,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        random_state=random_state,
+    )
+
+
+compare_precision_at_recall.__doc__ = _doc(
+    """Compare the precision classifiers reach at a required recall.
+
+    The precision at a recall is the largest precision among the
+    thresholds whose recall is at least `recall`, read off
+    :func:`sklearn.metrics.precision_recall_curve`: the precision of the
+    best operating point that still finds the required share of positives.
+
+%(shared)s
+    recall : float in (0, 1], default=0.9
+        The required recall.
+
+%(result)s
+
+    Notes
+    -----
+    The largest precision at a recall *at least* the target is the
+    interpolated precision of the PR curve (its upper envelope): it is
+    defined for every target up to 1 whenever the class has positive rows,
+    it never needs a threshold that misses the target, and it does not
+    depend on how ties or the gaps between thresholds fall around the
+    target, as the precision at the first threshold that reaches it would.
+
+%(notes)s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_precision_stats import compare_precision_at_recall
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(500) < 0.2
+    >>> scores = {"a": y + rng.normal(size=500), "b": y + rng.normal(scale=2, size=500)}
+    >>> res = compare_precision_at_recall(y, scores, recall=0.8, n_resamples=500, random_state=0)
+    >>> bool(res.table["diff"].iloc[0] < 0)
+    True
+    """,
+    "precision_at_recall",
+)
+
+
+@validate_params(
+    {**_PARAMETERS, "precision": [Interval(Real, 0, 1, closed="right")]},
+    prefer_skip_nested_validation=True,
+)
+def compare_recall_at_precision(
+    y_true: ArrayLike,
+    y_scores: Scores,
+    *,
+    precision: float = 0.9,
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    average: str | None = None,
+    n_resamples: int | ArrayLike = 2000,
+    confidence_level: float = 0.95,
+    random_state: RandomState = None,
+) -> MetricComparison:
+    return _run(
+        _at_target("recall_at_precision", _curves.recall_at_precision, precision),
+        y_true,
+        y_scores,
+        reference=reference,
+        groups=groups,
+        labels=labels,
+        average=average,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        random_state=random_state,
+    )
+
+
+compare_recall_at_precision.__doc__ = _doc(
+    """Compare the recall classifiers reach at a required precision.
+
+    The recall at a precision is the largest recall among the points of
+    :func:`sklearn.metrics.precision_recall_curve` whose precision is at
+    least `precision`. That curve ends in the point (recall 0, precision 1),
+    so a classifier that never reaches the precision has recall 0 there.
+
+%(shared)s
+    precision : float in (0, 1], default=0.9
+        The required precision.
+
+%(result)s
+
+    Notes
+    -----
+%(notes)s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_precision_stats import compare_recall_at_precision
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(500) < 0.2
+    >>> scores = {"a": 3 * y + rng.normal(size=500), "b": y + rng.normal(size=500)}
+    >>> res = compare_recall_at_precision(y, scores, precision=0.8, n_resamples=500, random_state=0)
+    >>> bool(res.table["diff"].iloc[0] < 0)
+    True
+    """,
+    "recall_at_precision",
+)
+
+
+@validate_params(
+    {**_PARAMETERS, "method": [StrOptions({"delong", "bootstrap"})]},
+    prefer_skip_nested_validation=True,
+)
+def compare_roc_auc(
+    y_true: ArrayLike,
+    y_scores: Scores,
+    *,
+    method: str = "delong",
+    reference: Hashable | None = None,
+    groups: ArrayLike | None = None,
+    labels: ArrayLike | None = None,
+    average: str | None = None,
+    n_resamples: int | ArrayLike = 2000,
+    confidence_level: float = 0.95,
+    random_state: RandomState = None,
+) -> MetricComparison:
+    return _run(
+        _AUC,
+        y_true,
+        y_scores,
+        reference=reference,
+        groups=groups,
+        labels=labels,
+        average=average,
+        n_resamples=n_resamples,
+        confidence_level=confidence_level,
+        random_state=random_state,
+        method=method,
+    )
+
+
+compare_roc_auc.__doc__ = _doc(
+    """Compare the ROC AUC of classifiers scored on the same records, per class.
+
+    The AUC is :func:`sklearn.metrics.roc_auc_score` (one-vs-rest for each
+    class), the Mann-Whitney statistic with ties counted 1/2.
+
+%(shared)s
+    method : {"delong", "bootstrap"}, default="delong"
+        ``"delong"``: DeLong et al.'s (1988) covariance of the correlated
+        AUCs (as :func:`delong_test`, for every class and any number of
+        classifiers; Wald intervals and p-values, ``n_resamples`` and
+        ``random_state`` unused); it needs ``average=None`` and no
+        `groups`. ``"bootstrap"``: the stratified paired bootstrap.
+
+%(result)s
+        With ``method="delong"``, the intervals are Wald intervals from
+        DeLong's standard errors and there are no replicates.
+
+    Notes
+    -----
+%(notes)s
+
+    References
+    ----------
+    DeLong, E. R., DeLong, D. M. and Clarke-Pearson, D. L. (1988). Comparing
+    the areas under two or more correlated receiver operating characteristic
+    curves: a nonparametric approach. Biometrics 44, 837-845.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_precision_stats import compare_roc_auc
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, size=300)
+    >>> scores = {"a": y + rng.normal(size=300), "b": y + rng.normal(scale=2, size=300)}
+    >>> res = compare_roc_auc(y, scores)
+    >>> bool(res.table["diff"].iloc[0] < 0), bool(res.table["diff_pvalue"].iloc[0] < 0.05)
+    (True, True)
+    """,
+    "roc_auc",
+)
