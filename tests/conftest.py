@@ -51,3 +51,14 @@ def make_correlated_predictions(
 @pytest.fixture
 def correlated():
     return make_correlated_predictions
+
+
+def assert_reciprocal_ratios(ab, ba):
+    """Ratios one way are the reciprocals of the other way's, except that a
+    ratio of exactly 0 one way is infinite, so NaN, the other way."""
+    ab, ba = np.asarray(ab, dtype=float), np.asarray(ba, dtype=float)
+    assert np.isnan(ba[ab == 0]).all() and np.isnan(ab[ba == 0]).all()
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(
+            np.where(ab == 0, np.nan, ab), np.where(ba == 0, np.nan, 1 / ba), rtol=1e-9
+        )

@@ -107,3 +107,22 @@ def test_warnings_point_at_the_callers_line():
     with pytest.warns(UndefinedStatisticWarning) as record:
         CVPrecisionComparator({"a": GaussianNB(), "b": GaussianNB()}, cv=2).fit(X, y)
     assert {w.filename for w in record} == {__file__}
+
+
+def test_precision_of_zero_gives_a_ratio_of_zero_one_way_and_nan_the_other():
+    # 'b' predicts class 1 three times, wrongly each time; 'a' has precision 0.6.
+    y = np.array([1, 1, 1, 0, 0, 1, 0, 0, 0, 0])
+    a = np.array([1, 1, 1, 1, 1, 0, 0, 0, 0, 0])
+    b = np.array([0, 0, 0, 1, 1, 0, 1, 0, 0, 0])
+    with pytest.warns(UndefinedStatisticWarning) as record:
+        ab = compare_precision(y, {"a": a, "b": b}).get(1)
+    messages = [str(w.message) for w in record]
+    assert any("relative precision is 0, without an interval or test" in m for m in messages)
+    # The one policy of the library's ratios: exactly 0 is 0 (as scikit-learn's
+    # class_likelihood_ratios), its log-scale interval and test are NaN.
+    assert ab["ratio"] == 0.0
+    for col in ("ratio_ci_low", "ratio_ci_high", "ratio_pvalue", "ratio_se_log"):
+        assert np.isnan(ab[col]), col
+    with pytest.warns(UndefinedStatisticWarning, match="and the relative precision against it"):
+        ba = compare_precision(y, {"b": b, "a": a}).get(1)
+    assert np.isnan(ba["ratio"])  # 0.6 / 0 is infinite

@@ -72,11 +72,16 @@ def diagnose(counts, pairwise, omnibus, classifier_names, class_names, role, clu
         for value in (0, 1):
             bad = P[:, c] == value
             if bad.any():
-                also = f" and the {ratio}" if value == 0 else ""
+                also = f" and the {ratio}" if value == 0 and c == 0 else ""
+                zero_ratio = (
+                    f"; its {ratio} is 0, without an interval or test"
+                    if value == 0 and c > 0
+                    else ""
+                )
                 messages.append(
                     f"The {metric} of {name!r} is {value} for class(es) "
                     f"{listed(bad)}: its log odds are infinite, so the Wald "
-                    f"test and odds ratio{also} against it are NaN."
+                    f"test and odds ratio{also} against it are NaN{zero_ratio}."
                 )
     explained = empty[:, :1] | empty[:, 1:] | np.isin(P[:, :1], (0, 1)) | np.isin(P[:, 1:], (0, 1))
     undefined_input = empty[:, :1] | empty[:, 1:]

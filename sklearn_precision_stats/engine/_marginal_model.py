@@ -161,6 +161,13 @@ def pairwise_statistics(counts, meat=None, clustered=False):
             np.where(ratio_defined & differs & (var_log_ratio > 0), var_log_ratio, np.nan)
         )
         log_ratio = np.where(ratio_defined, log_ratio, np.nan)
+        # A compared count of 0 against a positive reference is a ratio of
+        # exactly 0 (scikit-learn's class_likelihood_ratios reports such a
+        # ratio as 0); only its log-scale interval and test are undefined.
+        # Infinite and 0/0 ratios stay NaN.
+        ratio = np.where(
+            ratio_defined, np.exp(log_ratio), np.where((Pc == 0) & (P0 > 0), 0.0, np.nan)
+        )
 
         # Difference on the proportion scale: the identity-link sandwich.
         pv_c, pv_0 = Scc / Mc**2, S00 / M0**2
@@ -218,7 +225,7 @@ def pairwise_statistics(counts, meat=None, clustered=False):
         "wald_pvalue": chi2_pvalue(wald, 1),
         "log_or": log_or,
         "log_or_se": log_or_se,
-        "ratio": np.exp(log_ratio),
+        "ratio": ratio,
         "ratio_se_log": ratio_se,
         "ratio_pvalue": normal_two_sided_pvalue(log_ratio / ratio_se),
         "diff": diff,
