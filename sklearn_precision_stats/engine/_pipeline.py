@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..utils._validation import reference_order
 from ._accumulator import ComparisonCounts
 from ._codes import EncodedPredictions, encode_groups, encode_predictions, label_codes
 from ._counts import (
@@ -290,12 +291,7 @@ def data_from_counts(counts, metric, reference=None, labels=None):
     role = get_role(metric)
     names = list(counts.classifiers)
     if reference is not None:
-        if reference not in names:
-            raise ValueError(
-                f"reference={reference!r} is not one of the classifiers {names}; pass one "
-                "of these names or None for the first."
-            )
-        names = [reference] + [n for n in names if n != reference]
+        names = [names[i] for i in reference_order(names, reference)]
         counts = counts.reordered(names)
     if counts.n_rows == 0:
         raise ValueError("the counts are empty; at least one row is needed.")

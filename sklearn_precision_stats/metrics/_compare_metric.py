@@ -15,7 +15,12 @@ from ..exceptions import UndefinedStatisticWarning
 from ..results._metric_comparison import MetricComparison
 from ..utils._random_state import check_random_state_any
 from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions, validate_params
-from ..utils._validation import _check_aligned_indexes, _check_groups, _check_predictions
+from ..utils._validation import (
+    _check_aligned_indexes,
+    _check_groups,
+    _check_predictions,
+    reference_order,
+)
 from ._bootstrap import (
     bca_interval,
     bootstrap_pvalue,
@@ -228,13 +233,7 @@ def compare_metric(
                 "the counts already hold the predictions and the records."
             )
         names = list(y_true.classifiers)
-        if reference is not None:
-            if reference not in names:
-                raise ValueError(
-                    f"reference={reference!r} is not one of the classifiers {names}; "
-                    "pass one of these names or None for the first."
-                )
-            names = [reference] + [n for n in names if n != reference]
+        names = [names[i] for i in reference_order(names, reference)]
         units = units_from_counts(y_true, names)
     elif y_preds is None:
         raise ValueError(

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..utils._validation import _named_items
+from ..utils._validation import _named_items, reference_order
 
 __all__ = []
 
@@ -75,20 +75,6 @@ def check_multilabel(
         preds.append(pred)
     order = reference_order(names, reference)
     return y, [names[i] for i in order], [preds[i] for i in order]
-
-
-def reference_order(names: list[Any], reference: Hashable | None) -> list[int]:
-    """Positions of `names` with the reference first (the first name if None)."""
-    if reference is None:
-        ref = 0
-    elif reference in names:
-        ref = names.index(reference)
-    else:
-        raise ValueError(
-            f"reference={reference!r} is not one of the classifiers {names}; pass one "
-            "of these names or None for the first."
-        )
-    return [ref] + [i for i in range(len(names)) if i != ref]
 
 
 # Roles of the stacked (label, bit) classes whose one-vs-rest measure is the

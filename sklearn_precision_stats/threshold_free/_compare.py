@@ -13,11 +13,16 @@ from scipy import stats
 
 from ..classic._roc import _delong_components
 from ..exceptions import UndefinedStatisticWarning
-from ..metrics._multilabel import reference_order
 from ..results._metric_comparison import MetricComparison
 from ..utils._random_state import check_random_state_any
 from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions, validate_params
-from ..utils._validation import _as_label_array, _check_aligned_indexes, _check_groups, _named_items
+from ..utils._validation import (
+    _as_label_array,
+    _check_aligned_indexes,
+    _check_groups,
+    _named_items,
+    reference_order,
+)
 from . import _curves
 from ._resampling import block_size, check_n_resamples, jackknife_blocks, weight_blocks
 

@@ -245,17 +245,22 @@ def _check_predictions(y_true, y_preds, reference, for_encoder=False):
                 "of y_true, in the same order."
             )
         preds.append(pred)
+    order = reference_order(names, reference)
+    return y_true, [names[i] for i in order], [preds[i] for i in order]
+
+
+def reference_order(names, reference):
+    """Positions of `names` with the reference first (the first name if None)."""
     if reference is None:
         ref_index = 0
-    else:
-        if reference not in names:
-            raise ValueError(
-                f"reference={_shown(reference)} is not one of the classifiers "
-                f"{names}; pass one of these names or None for the first."
-            )
+    elif reference in names:
         ref_index = names.index(reference)
-    order = [ref_index] + [i for i in range(len(names)) if i != ref_index]
-    return y_true, [names[i] for i in order], [preds[i] for i in order]
+    else:
+        raise ValueError(
+            f"reference={_shown(reference)} is not one of the classifiers "
+            f"{names}; pass one of these names or None for the first."
+        )
+    return [ref_index] + [i for i in range(len(names)) if i != ref_index]
 
 
 def _check_groups(groups, n_rows):
