@@ -414,14 +414,6 @@ def test_nan_scores_are_rejected():
         compare_average_precision(y, {"a": [0.1, 0.2, np.nan, 0.3], "b": [1, 2, 3, 4.0]})
 
 
-def test_delong_rejects_averages_and_groups():
-    y, scores = _multiclass()
-    with pytest.raises(ValueError, match="method='bootstrap'"):
-        compare_roc_auc(y, scores, average="macro")
-    with pytest.raises(ValueError, match="method='bootstrap'"):
-        compare_roc_auc(y, scores, groups=np.arange(len(y)))
-
-
 def test_inputs_are_not_modified():
     y, scores = _multiclass()
     copies = {k: v.copy() for k, v in scores.items()}

@@ -90,7 +90,7 @@ def _check_scores(scores, name, n_rows, classes):
     return scores
 
 
-def _centred_placements(scores, positive, n_pos, n_neg):
+def _centred_placements(scores, positive, n_pos, n_neg, scaled=True):
     """One classifier's AUC and its centred, scaled placement values.
 
     Sun and Xu (2014) write DeLong's structural components with midranks:
@@ -106,6 +106,9 @@ def _centred_placements(scores, positive, n_pos, n_neg):
     positive : ndarray of bool, shape (n_rows,)
     n_pos, n_neg : int
         Numbers of positive (m) and negative (n) rows, both at least 1.
+    scaled : bool, default=True
+        False: the weights are the centred placement values themselves,
+        ``V10 - auc`` and ``V01 - auc``, for sums over clusters of rows.
 
     Returns
     -------
@@ -167,7 +170,9 @@ def _centred_placements(scores, positive, n_pos, n_neg):
     # Centred in whole numbers, exact below 2**53, then scaled once:
     # 2 m n (V10 - auc) = m twice - 2 m n auc on the positives and
     # 2 m n (V01 - auc) = n (2 m - twice positives below) - 2 m n auc.
-    if n_pos < 2 or n_neg < 2:
+    if not scaled:
+        pos_scale = neg_scale = 1.0 / denominator
+    elif n_pos < 2 or n_neg < 2:
         pos_scale = neg_scale = math.nan
     else:
         pos_scale = 1.0 / (denominator * math.sqrt(n_pos * (n_pos - 1.0)))

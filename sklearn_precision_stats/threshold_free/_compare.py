@@ -847,8 +847,15 @@ compare_roc_auc.__doc__ = _doc(
         ``"delong"``: DeLong et al.'s (1988) covariance of the correlated
         AUCs (as :func:`delong_test`, for every class and any number of
         classifiers; Wald intervals and p-values, ``n_resamples`` and
-        ``random_state`` unused); it needs ``average=None`` and no
-        `groups`. ``"bootstrap"``: the stratified paired bootstrap.
+        ``random_state`` unused). With `groups`, Obuchowski's (1997)
+        clustered form of it, from the placement values summed over each
+        record's rows; with one row per record it is DeLong's. With
+        `average`, the covariance of the averaged AUC: ``"micro"`` is the
+        clustered covariance of the pooled (row, class) entries with the
+        records as clusters, ``"macro"`` and ``"weighted"`` combine the
+        per-class AUCs with their covariance across classes, estimated in
+        the same form (the classes' AUCs share the records).
+        ``"bootstrap"``: the stratified paired bootstrap.
 
 %(result)s
         With ``method="delong"``, the intervals are Wald intervals from
@@ -864,6 +871,9 @@ compare_roc_auc.__doc__ = _doc(
     the areas under two or more correlated receiver operating characteristic
     curves: a nonparametric approach. Biometrics 44, 837-845.
 
+    Obuchowski, N. A. (1997). Nonparametric analysis of clustered ROC curve
+    data. Biometrics 53, 567-578.
+
     Examples
     --------
     >>> import numpy as np
@@ -874,6 +884,13 @@ compare_roc_auc.__doc__ = _doc(
     >>> res = compare_roc_auc(y, scores)
     >>> bool(res.table["diff"].iloc[0] < 0), bool(res.table["diff_pvalue"].iloc[0] < 0.05)
     (True, True)
+
+    Three rows per patient, compared with the patients as clusters:
+
+    >>> patient = np.repeat(np.arange(100), 3)
+    >>> res = compare_roc_auc(y, scores, groups=patient)
+    >>> res.n_records
+    100
     """,
     "roc_auc",
 )
