@@ -427,3 +427,72 @@ def test_swapping_the_reference_negates_the_difference():
     assert ba.table["diff_pvalue"].iloc[0] == pytest.approx(
         ab.table["diff_pvalue"].iloc[0], rel=1e-9
     )
+
+
+# Validity by simulation ---------------------------------------------------
+
+
+def _simulated_clustered_rows(rng, n_records, scale_b=1.0):
+    """Binary records of 1 to 5 rows; each classifier has its own record effect."""
+    size = rng.integers(1, 6, n_records)
+    groups = np.repeat(np.arange(n_records), size)
+    n = groups.shape[0]
+    logit = rng.normal(size=n_records)[groups] - 0.5
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    effect = rng.normal(size=(2, n_records))[:, groups]
+    shared = rng.normal(size=n)
+    a = y + effect[0] + 0.6 * shared + rng.normal(scale=0.5, size=n)
+    b = y + effect[1] + 0.6 * shared + rng.normal(scale=0.5 * scale_b, size=n)
+    return y, {"a": a, "b": b}, groups
+
+
+def _simulated_multiclass(rng, n_records, scale_b=1.0, n_classes=3):
+    """One row per record, three classes, correlated classifiers."""
+    y = rng.integers(0, n_classes, n_records)
+    base = 0.8 * np.eye(n_classes)[y] + 0.7 * rng.normal(size=(n_records, n_classes))
+    a = base + rng.normal(scale=0.7, size=(n_records, n_classes))
+    b = base + rng.normal(scale=0.7 * scale_b, size=(n_records, n_classes))
+    return y, {"a": a, "b": b}, None
+
+
+def _simulated_multiclass_rows(rng, n_records, scale_b=1.0, n_classes=3):
+    """Records of 1 to 4 rows of three classes, with record effects."""
+    size = rng.integers(1, 5, n_records)
+    groups = np.repeat(np.arange(n_records), size)
+    n = groups.shape[0]
+    preferred = rng.integers(0, n_classes, n_records)[groups]
+    y = np.where(rng.random(n) < 0.5, preferred, rng.integers(0, n_classes, n))
+    effect = rng.normal(size=(2, n_records, n_classes))[:, groups]
+    base = 0.8 * np.eye(n_classes)[y] + 0.5 * rng.normal(size=(n, n_classes))
+    a = base + 0.7 * effect[0] + rng.normal(scale=0.5, size=(n, n_classes))
+    b = base + 0.7 * effect[1] + rng.normal(scale=0.5 * scale_b, size=(n, n_classes))
+    return y, {"a": a, "b": b}, groups
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "simulate, n_records, average",
+    [
+        (_simulated_clustered_rows, 150, None),
+        (_simulated_multiclass, 300, "macro"),
+        (_simulated_multiclass_rows, 150, "macro"),
+    ],
+)
+def test_size_and_coverage_by_simulation(simulate, n_records, average):
+    # Size: the classifiers are exchangeable, so their AUCs are equal.
+    # Coverage: b is noisier; the true difference is the estimate on
+    # 300000 records.
+    rng = np.random.default_rng(2024)
+    y, scores, groups = simulate(rng, 300_000, scale_b=1.6)
+    truth = compare_roc_auc(y, scores, groups=groups, average=average).table["diff"].iloc[0]
+    n_sim = 2000
+    rejected = covered = 0
+    for _ in range(n_sim):
+        y, scores, groups = simulate(rng, n_records)
+        row = compare_roc_auc(y, scores, groups=groups, average=average).table.iloc[0]
+        rejected += row["diff_pvalue"] < 0.05
+        y, scores, groups = simulate(rng, n_records, scale_b=1.6)
+        row = compare_roc_auc(y, scores, groups=groups, average=average).table.iloc[0]
+        covered += row["diff_ci_low"] <= truth <= row["diff_ci_high"]
+    assert 0.035 <= rejected / n_sim <= 0.065
+    assert 0.93 <= covered / n_sim <= 0.97
