@@ -250,19 +250,6 @@ def test_compare_precision_of_str_arrays_equals_object_arrays():
     pd.testing.assert_frame_equal(fast.table, general.table)
 
 
-def test_order_of_integer_labels_from_the_lookup_table():
-    # Record ids streaming in chunks, in no particular order: the order is
-    # read off the lookup table and must equal a sort of the labels.
-    enc = StreamingLabelEncoder()
-    rng = np.random.default_rng(7)
-    for _ in range(5):
-        enc.encode(rng.integers(-50, 200, 300))
-    assert enc._lut is not None
-    np.testing.assert_array_equal(enc.order, np.argsort(enc.values, kind="stable"))
-    enc.encode(np.array([10**12]))  # beyond the table: sorted the general way
-    np.testing.assert_array_equal(enc.order, np.argsort(enc.values, kind="stable"))
-
-
 def _pandas_inputs(kind, arrays):
     if kind == "category":
         return [pd.Series(a, dtype="category") for a in arrays]

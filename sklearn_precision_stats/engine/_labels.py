@@ -1,4 +1,4 @@
-"""Label encoding by hashing and offsets, chunk by chunk, without sorting records.
+"""Label encoding by hashing, chunk by chunk, without sorting records.
 
 Every statistic of a comparison is a function of counts over (true label,
 prediction, ...) cells, so records only need integer *codes*. Codes are
@@ -7,24 +7,17 @@ labels, which is what lets counts computed chunk by chunk (or on Dask
 partitions) be added. The sorted order of the labels, used for reporting, is
 a permutation of the codes applied to the small count tables at the end.
 
-How each kind of input is encoded (O(n), no sort of the records):
+Each array is factorised into local codes and its distinct labels, which a
+dictionary of the labels seen maps to the global codes:
 
-* integers and bools over a compact range: ``label - min`` through a lookup
-  table, no hashing at all;
-* fixed-width NumPy strings (``dtype "<U..."``): the characters at the
-  positions where the labels differ, read as the digits of one mixed-radix
-  integer (the other positions are checked to be the same in every row),
-  which is a collision-free key: ``"class_0"`` .. ``"class_9"`` cost one
-  pass over the characters, where turning them into Python objects for
-  pandas would cost 20x more. Labels that differ in too many positions for
-  one 64-bit key (e.g. random ids) go to :func:`pandas.factorize`;
-* object arrays of a few shared objects (a classifier's
-  ``classes_[indices]``): a small table keyed by the objects' addresses,
-  every row verified against its slot;
-* other integers, and other objects (e.g. one new string per row): the hash
-  tables of :func:`pandas.factorize`, pandas' public, compiled hash-based
-  factoriser (scikit-learn and NumPy only offer sorting encoders);
-* pyarrow arrays and pandas categoricals: their own dictionary codes.
+* numbers and objects: :func:`pandas.factorize`, pandas' compiled hash
+  table (scikit-learn and NumPy only offer sorting encoders);
+* pyarrow arrays and pandas categoricals: their own dictionary codes;
+* fixed-width NumPy strings (``dtype "<U..."``) and object arrays of a few
+  shared objects (a classifier's ``classes_[indices]``): an integer key per
+  row that :func:`pandas.factorize` hashes without making or reading a
+  Python object per row (the two hand-written steps, each with its measured
+  gain at its definition).
 
 Labels follow scikit-learn's target rules (:func:`sklearn.utils.multiclass.type_of_target`):
 a mix of strings and numbers, missing values (NaN, None), infinities and
@@ -44,21 +37,15 @@ import pandas as pd
 
 __all__ = []
 
-# Integer labels spanning at most this many values (or as many as the rows
-# of the chunk) are encoded through a lookup table indexed by ``label - min``.
-_MAX_DIRECT_RANGE = 2**16
 # Fixed-width strings whose varying characters allow more combinations than
-# this are hashed into buckets instead of read as one mixed-radix key.
+# this go to pandas.factorize of the strings (one 64-bit key cannot hold them).
 _MAX_STRING_KEYS = 2**62
-# Rows sampled to find the keys present without counting every row.
-_KEY_SAMPLE = 4096
-# Bytes of fixed-width strings scanned at a time (kept in the cache).
-_SCAN_BYTES = 1 << 20
-# Object arrays with at most this many distinct objects (in a sample) are
-# encoded by object address first.
+# Object arrays whose sample of rows holds fewer distinct objects than this
+# are hashed by address.
 _MAX_SHARED_OBJECTS = 4096
-# Rows of object addresses looked up at a time (kept in the cache).
-_OBJECT_ROWS = 2**16
+_SAMPLE = 4096
+# Rows of fixed-width strings read at a time (their key stays in the cache).
+_SLICE_ROWS = 2**15
 _INT64_MAX = np.iinfo(np.int64).max
 _INT64_MIN = np.iinfo(np.int64).min
 
@@ -98,15 +85,12 @@ class StreamingLabelEncoder:
     """
 
     def __init__(self):
-        self._lookup = {}  # label (Python scalar) -> code, for labels[:_n_looked_up]
-        self._n_looked_up = 0
+        self._lookup = {}  # label (Python scalar) -> code
         self._labels = []  # label of each code
         self._kind = None  # "num", "str" or a NumPy dtype kind
         self._first_name = None  # argument that fixed the kind, for messages
         self._num_dtypes = []
         self._str_object = False
-        self._lut = None  # lookup table of compact integer labels
-        self._lut_lo = 0
         self._values_cache = None
 
     # ------------------------------------------------------------------ API
@@ -122,13 +106,6 @@ class StreamingLabelEncoder:
 
     @property
     def order(self) -> np.ndarray:
-        lut = self._lut
-        if self._kind == "num" and lut is not None:
-            # The table lists the codes in increasing label order already
-            # (record ids: no array of labels to build and sort).
-            codes = lut[lut >= 0]
-            if codes.shape[0] == self.n_values:
-                return codes
         try:
             return np.argsort(self.values, kind="stable").astype(np.intp, copy=False)
         except TypeError:  # labels without an order (arbitrary objects)
@@ -159,7 +136,7 @@ class StreamingLabelEncoder:
         """Codes of given labels, which must all have been seen."""
         codes = []
         for label in np.asarray(labels).tolist():
-            code = self._synced_lookup().get(self._key(label))
+            code = self._lookup.get(self._key(label))
             if code is None:
                 raise ValueError(
                     f"label {label!r} in {name} does not occur in the data; the "
@@ -194,11 +171,7 @@ class StreamingLabelEncoder:
         if self._kind == "num":
             dtype = _common_numeric_dtype(self._num_dtypes, labels)
             return np.array(labels, dtype=dtype)
-        if self._kind == "str":
-            if self._str_object or not labels:
-                out = np.empty(len(labels), dtype=object)
-                out[:] = labels
-                return out
+        if self._kind == "str" and not self._str_object and labels:
             return np.array(labels)
         out = np.empty(len(labels), dtype=object)
         out[:] = labels
@@ -218,33 +191,17 @@ class StreamingLabelEncoder:
 
     def _add(self, keys):
         """Codes of the (new or known) label keys, adding the new ones in sorted order."""
-        lookup = self._synced_lookup()
-        new = [k for k in keys if k not in lookup]
+        lookup = self._lookup
+        new = set(keys).difference(lookup)
         if new:
             try:
-                new = sorted(set(new))
-            except TypeError:
-                new = list(dict.fromkeys(new))
-            for key in new:
-                lookup[key] = len(self._labels)
-                self._labels.append(key)
-        return np.fromiter((lookup[k] for k in keys), dtype=np.intp, count=len(keys))
-
-    def _append_new(self, keys):
-        """Codes of labels known to be new and distinct, in the order given."""
-        # The dict is filled lazily: many labels (record ids) may come this way.
-        start = len(self._labels)
-        self._labels.extend(keys)
-        return np.arange(start, start + len(keys), dtype=np.intp)
-
-    def _synced_lookup(self):
-        """The label -> code dict, brought up to date with `_labels`."""
-        start = self._n_looked_up
-        if start < len(self._labels):
-            new = self._labels[start:]
-            self._lookup.update(zip(new, range(start, len(self._labels)), strict=True))
-            self._n_looked_up = len(self._labels)
-        return self._lookup
+                new = sorted(new)
+            except TypeError:  # labels without an order: in order of appearance
+                new = [k for k in dict.fromkeys(keys) if k in new]
+            start = len(self._labels)
+            lookup.update(zip(new, range(start, start + len(new)), strict=True))
+            self._labels.extend(new)
+        return np.fromiter(map(lookup.__getitem__, keys), dtype=np.intp, count=len(keys))
 
     def _encode_one(self, arr, name):
         # pyarrow arrays (the command line's record batches) and pandas
@@ -268,19 +225,17 @@ class StreamingLabelEncoder:
                 "pass predicted labels (estimator.predict(X)), not scores."
             )
         kind = arr.dtype.kind
-        if kind in "biu":
-            return self._encode_integers(arr, name)
-        if kind == "f":
-            return self._encode_floats(arr, name)
-        if kind == "U":
-            return self._encode_fixed_strings(arr, name)
         if kind == "c":
             raise ValueError(
                 f"{_describe(name)} has complex values; class labels must be integers or strings."
             )
+        if kind == "U":
+            return self._encode_fixed_strings(arr, name)
         if kind == "O":
             return self._encode_objects(arr, name)
-        codes, uniques = pd.factorize(arr, use_na_sentinel=True)
+        # Numbers: NaN is a distinct value, which the checks of the distinct
+        # values reject with the argument's name.
+        codes, uniques = pd.factorize(arr, use_na_sentinel=kind not in "biuf")
         return self._encode_local(codes, uniques, name)
 
     def _encode_local(self, codes, uniques, name):
@@ -309,11 +264,10 @@ class StreamingLabelEncoder:
             self._set_kind("str", name)
         else:
             self._check_objects(uniques, name)
-        keys = [self._key(u) for u in uniques.tolist()]
-        mapping = self._add(keys)
-        if self._lut is not None and self._kind == "num":
-            self._lut = None  # values came in without the table: rebuild lazily
-        return mapping
+        keys = uniques.tolist()
+        if uniques.dtype.kind not in "biuU":  # e.g. 1.0 and 1 are one label
+            keys = [self._key(u) for u in keys]
+        return self._add(keys)
 
     def _check_objects(self, uniques, name):
         has_str = has_num = False
@@ -366,86 +320,6 @@ class StreamingLabelEncoder:
                 "estimator.predict(X), or (proba >= 0.5).astype(int))."
             )
 
-    def _encode_floats(self, arr, name):
-        if arr.size == 0:
-            self._num_dtypes.append(arr.dtype)
-            self._set_kind("num", name)
-            return np.empty(0, dtype=np.intp)
-        self._check_floats(arr, name)
-        lo, hi = float(arr.min()), float(arr.max())
-        self._set_kind("num", name)
-        self._num_dtypes.append(arr.dtype)
-        if lo > -(2.0**53) and hi < 2.0**53:
-            return self._encode_integers(arr.astype(np.int64), name, record_dtype=False)
-        codes, uniques = pd.factorize(arr)
-        return self._encode_local(codes, uniques, name)
-
-    def _encode_integers(self, arr, name, record_dtype=True):
-        if arr.dtype.kind == "b":
-            arr = arr.view(np.uint8)
-            dtype = np.dtype(bool)
-        else:
-            dtype = arr.dtype
-        self._set_kind("num", name)
-        if record_dtype:
-            self._num_dtypes.append(dtype)
-        if arr.size == 0:
-            return np.empty(0, dtype=np.intp)
-        lo, hi = int(arr.min()), int(arr.max())
-        # Hand-written (a lookup table over the range): 15x faster than
-        # pandas.factorize and a dictionary of the labels for 10^6 record
-        # ids, which counts and files stream (benchmarks/bench_architecture.py).
-        # A table over the labels' range costs memory in proportion to the
-        # chunk or to the labels already known (record ids streaming in):
-        # either way no more than the codes themselves.
-        limit = max(_MAX_DIRECT_RANGE, arr.shape[0], 2 * len(self._labels))
-        if self._lut is None and self._labels:
-            # Rebuild the table from known integer labels, if they are compact.
-            lookup = self._synced_lookup()
-            keys = [k for k in lookup if isinstance(k, int)]
-            if len(keys) == len(lookup):
-                lo_k, hi_k = min(keys), max(keys)
-                if hi_k - lo_k < limit:
-                    self._lut_lo = lo_k
-                    self._lut = np.full(hi_k - lo_k + 1, -1, dtype=np.intp)
-                    index = np.array([k - lo_k for k in keys], dtype=np.intp)
-                    self._lut[index] = [lookup[k] for k in keys]
-        elif self._lut is None and not self._labels:
-            self._lut_lo = lo
-            self._lut = np.full(0, -1, dtype=np.intp)
-        if self._lut is None:
-            return self._encode_hashed_integers(arr, name)
-        new_lo = min(lo, self._lut_lo)
-        new_hi = max(hi, self._lut_lo + self._lut.shape[0] - 1)
-        span = new_hi - new_lo + 1
-        if span > limit:
-            self._lut = None
-            return self._encode_hashed_integers(arr, name)
-        if new_lo != self._lut_lo or span != self._lut.shape[0]:
-            lut = np.full(span, -1, dtype=np.intp)
-            start = self._lut_lo - new_lo
-            lut[start : start + self._lut.shape[0]] = self._lut
-            self._lut, self._lut_lo = lut, new_lo
-        offset = _offsets(arr, self._lut_lo)
-        seen = np.bincount(offset, minlength=span).astype(bool)
-        new = np.flatnonzero(seen & (self._lut < 0))
-        if new.size:
-            lo = self._lut_lo
-            if lo >= _INT64_MIN and lo + self._lut.shape[0] <= _INT64_MAX:
-                keys = (new + np.int64(lo)).tolist()
-            else:  # labels beyond int64 (uint64 near 2^64): Python integers
-                keys = [lo + i for i in new.tolist()]
-            self._lut[new] = self._append_new(keys)
-        return self._lut[offset]
-
-    def _encode_hashed_integers(self, arr, name):
-        if arr.dtype == np.uint64 and int(arr.max()) > _INT64_MAX:
-            codes, uniques = pd.factorize(arr)
-        else:
-            codes, uniques = pd.factorize(arr.astype(np.int64, copy=False))
-        keys = [int(u) for u in uniques.tolist()]
-        return self._add(keys)[codes]
-
     def _encode_arrow(self, arr, name):
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -473,331 +347,108 @@ class StreamingLabelEncoder:
         return self._encode_local(indices, dictionary, name)
 
     def _encode_fixed_strings(self, arr, name):
-        # Hand-written (mixed-radix keys of the varying characters): 20x
-        # faster than pandas.factorize, which makes a Python object of every
-        # row first, on 10^6 rows of "class_k" labels; 5x on words of
+        # Hand-written (the characters that vary between the labels, read as
+        # the digits of one integer key): compare_precision of 10^6 "class_k"
+        # labels is 12x faster than through pandas.factorize of the strings,
+        # which makes a Python object of every row first; 4x on words of
         # different lengths (benchmarks/bench_architecture.py).
         self._set_kind("str", name)
-        n = arr.shape[0]
+        n, width = arr.shape[0], arr.dtype.itemsize // 4
         if n == 0:
             return np.empty(0, dtype=np.intp)
-        width = arr.dtype.itemsize // 4
-        if width == 0:
+        if width == 0:  # every label is ""
             return self._encode_local(np.zeros(n, dtype=np.intp), np.array([""]), name)
-        if not arr.flags.c_contiguous:
-            arr = np.ascontiguousarray(arr)
-        chars = arr.view(np.uint32).reshape(n, width)
-        key = np.empty(n, dtype=np.intp)
-        scan = _guessed_scan(chars)
-        _scan_strings(scan, key)
-        lo = scan.ranges()[0]
-        retry = _confirmed_scan(scan)
-        n_keys = (scan if retry is None else retry).n_keys
-        if n_keys > _MAX_STRING_KEYS:
-            # Labels differing in many characters (e.g. random ids): pandas'
-            # hash table.
-            codes, uniques = pd.factorize(arr)
-            return self._encode_local(codes, uniques, name)
-        if retry is not None:  # the sample missed a character: again
-            scan = retry
-            _scan_strings(scan, key)
+        chars = np.ascontiguousarray(arr).view(np.uint32).reshape(n, width)
+        lo, hi = _column_ranges(chars)
+        columns = np.flatnonzero(lo != hi).tolist()
+        spans = [int(hi[j]) - int(lo[j]) + 1 for j in columns]
+        n_keys = math.prod(spans)
+        if n_keys > _MAX_STRING_KEYS:  # e.g. random ids
+            return self._encode_local(*pd.factorize(arr), name)
+        # sum_j (chars[:, j] - lo[j]) * (product of the later spans), which
+        # lies in [0, n_keys): the int64 sums on the way may wrap around, the
+        # result is exact.
+        offset = 0
+        for j, span in zip(columns, spans, strict=True):
+            offset = offset * span + int(lo[j])
+        offset = np.int64((offset + 2**63) % 2**64 - 2**63)
+        key = np.zeros(n, dtype=np.int64)
+        for start in range(0, n, _SLICE_ROWS):  # slices that stay in the cache
+            part, out = chars[start : start + _SLICE_ROWS], key[start : start + _SLICE_ROWS]
+            for j, span in zip(columns, spans, strict=True):
+                out *= span
+                out += part[:, j]
+            out -= offset
 
-        def labels_of(keys):
-            return scan.labels_of(keys, lo, arr.dtype)
+        def labels_of(keys):  # the columns' minima plus the keys' digits
+            labels = np.repeat(lo[np.newaxis, :], keys.shape[0], axis=0)
+            for j, span in zip(columns[::-1], spans[::-1], strict=True):
+                labels[:, j] += (keys % span).astype(np.uint32)
+                keys = keys // span
+            return labels.view(arr.dtype).ravel()
 
-        if n_keys > max(_MAX_DIRECT_RANGE, n):
-            local, keys = pd.factorize(key)
-            return self._global_codes(labels_of(keys), name)[local]
-        # Keys lie in [0, n_keys): when a sample of rows already holds
-        # every key, all are present without counting the rows.
-        if pd.unique(key[:: max(1, n // _KEY_SAMPLE)]).shape[0] == n_keys:
-            present = np.arange(n_keys)
-        else:
+        if n_keys > n:
+            codes, keys = pd.factorize(key)
+            return self._encode_local(codes, labels_of(keys), name)
+        # Few keys (class labels): when a sample of rows holds all of them,
+        # there is no need to count the rows to know which are present.
+        present = np.arange(n_keys)
+        if pd.unique(key[:: max(1, n // _SAMPLE)]).shape[0] < n_keys:
             present = np.flatnonzero(np.bincount(key, minlength=n_keys))
         codes = self._global_codes(labels_of(present), name)
-        if present.shape[0] == n_keys and np.array_equal(codes, present):
-            return key  # the key is the code (the usual first chunk)
-        lut = np.empty(n_keys, dtype=np.intp)
-        lut[present] = codes
-        # In place: each row's key is read before its code is written.
-        return np.take(lut, key, out=key, mode="clip")
+        if np.array_equal(codes, np.arange(n_keys)):
+            return key  # the key is the code (the usual first array)
+        lookup = np.zeros(n_keys, dtype=np.intp)
+        lookup[present] = codes
+        return lookup[key]
 
     def _encode_objects(self, arr, name):
-        codes = self._encode_shared_objects(arr, name)
-        if codes is not None:
-            return codes
-        codes, uniques = pd.factorize(arr, use_na_sentinel=True)
-        return self._encode_local(codes, uniques, name)
-
-    def _encode_shared_objects(self, arr, name):
-        # Hand-written (a table of object addresses): 8x faster than
-        # pandas.factorize of the object array on 10^6 rows of a
-        # classifier's classes_[indices] (benchmarks/bench_architecture.py).
-        """Codes of an object array holding few distinct objects, or None.
-
-        Every row is looked up in the :class:`_SharedObjects` table of a
-        sample's objects; rows whose object is not in the sample go through
-        pandas' hash table. Equal objects at different addresses share a
-        code through the vocabulary's dict. Returns None for arrays of many
-        distinct objects (e.g. one new string per row) and when a label is
-        missing (for the messages of the general path).
-        """
-        shared = _SharedObjects.of(arr)
-        if shared is None:
-            return None
-        n = shared.addresses.shape[0]
-        local = np.empty(n, dtype=np.intp)
-        missed = []
-        for start in range(0, n, _OBJECT_ROWS):
-            stop = min(start + _OBJECT_ROWS, n)
-            missing = shared.codes(start, stop, local[start:stop])
-            if missing.size:
-                missed.append(start + missing)
-        uniques = objects = shared.objects
-        n_sampled = objects.shape[0]
-        if missed:
-            missed = np.concatenate(missed)
-            missed_codes, missed_objects = pd.factorize(shared.array[missed], use_na_sentinel=True)
-            if missed_codes.min() < 0:
-                return None
-            local[missed] = missed_codes + n_sampled
-            uniques = np.empty(n_sampled + missed_objects.shape[0], dtype=object)
-            uniques[:n_sampled] = objects
-            uniques[n_sampled:] = missed_objects
-        mapping = self._global_codes(uniques, name)
-        if np.array_equal(mapping, np.arange(mapping.shape[0])):
-            return local
-        return np.take(mapping, local, out=local, mode="clip")
-
-
-class _SharedObjects:
-    """Codes of the rows of an object array of a few objects, by their addresses.
-
-    Labels held as Python objects are usually a few objects repeated (a
-    classifier's ``classes_[indices]``, a pandas object column). The
-    distinct objects of a sample of rows, in sorted order, go into a small
-    open-addressing table keyed by their addresses; a row is looked up by
-    its address and checked against the address stored in its slot, which
-    is exact (one address is one object).
-    """
-
-    def __init__(self, array, addresses, objects, distinct, table):
-        self.array, self.addresses, self.objects = array, addresses, objects
-        self.shift, self.mask, size = table
-        slots = (distinct >> self.shift) & self.mask
-        self.slot_address = np.zeros(size, dtype=addresses.dtype)
-        self.slot_address[slots] = distinct
-        self.slot_code = np.zeros(size, dtype=np.intp)
-        self.slot_code[slots] = np.arange(distinct.shape[0])
-        rows = min(addresses.shape[0], _OBJECT_ROWS)
-        self._slot, self._found = np.empty(rows, np.intp), np.empty(rows, np.intp)
-        self._hit = np.empty(rows, bool)
-
-    @classmethod
-    def of(cls, arr):
-        """The table of `arr` (1-D, object), or None: many distinct objects, or a missing one."""
+        # Hand-written (the objects' addresses, read in place through ctypes,
+        # hashed by pandas.factorize): compare_precision of 10^6 labels held
+        # as a classifier's classes_[indices] is 5x faster than through
+        # pandas.factorize of the objects (benchmarks/bench_architecture.py).
+        # Equal objects at different addresses share a code through the
+        # dictionary of labels; arrays of many distinct objects (one new
+        # string per row) and missing labels take pandas.factorize.
         n = arr.shape[0]
-        if n == 0:
-            return None
-        if not arr.flags.c_contiguous:
+        step = max(1, n // _SAMPLE)
+        if n:
             arr = np.ascontiguousarray(arr)  # copies pointers, not objects
-        # The addresses of the elements, read in place (the array keeps them alive).
-        addresses = np.ctypeslib.as_array((ctypes.c_ssize_t * n).from_address(arr.ctypes.data))
-        step = max(1, n // (4 * _MAX_SHARED_OBJECTS))
-        sample_codes, distinct = pd.factorize(addresses[::step])
-        if distinct.shape[0] >= _MAX_SHARED_OBJECTS:
-            return None
-        first = np.empty(distinct.shape[0], dtype=np.intp)
-        first[sample_codes] = np.arange(sample_codes.shape[0]) * step
-        objects = arr[first]
-        if pd.isna(objects).any():
-            return None
-        # Objects in sorted order: codes are then the global codes of a new
-        # vocabulary (or of one that saw the same labels first).
-        try:
-            order = sorted(range(objects.shape[0]), key=objects.__getitem__)
-        except TypeError:  # unorderable labels: mixed types are reported later
-            order = list(range(objects.shape[0]))
-        objects, distinct = objects[order], distinct[order]
-        table = _address_table(distinct)
-        if table is None:
-            return None
-        return cls(arr, addresses, objects, distinct, table)
-
-    def codes(self, start, stop, out):
-        """Write the codes of rows `start` to `stop` to `out`; return the rows not found.
-
-        At most ``_OBJECT_ROWS`` rows at a time, so that the passes read
-        them from the cache. Rows not found (their object is not in the
-        table) are returned relative to `start`; their codes are not set.
-        """
-        part = self.addresses[start:stop]
-        m = part.shape[0]
-        slot, found, hit = self._slot[:m], self._found[:m], self._hit[:m]
-        np.right_shift(part, self.shift, out=slot)
-        np.bitwise_and(slot, self.mask, out=slot)
-        np.take(self.slot_address, slot, out=found, mode="clip")
-        np.equal(found, part, out=hit)
-        np.take(self.slot_code, slot, out=out, mode="clip")
-        return np.empty(0, dtype=np.intp) if hit.all() else np.flatnonzero(~hit)
+            addresses = np.ctypeslib.as_array((ctypes.c_ssize_t * n).from_address(arr.ctypes.data))
+            if pd.unique(addresses[::step]).shape[0] < _MAX_SHARED_OBJECTS:
+                codes, distinct = pd.factorize(addresses)
+                rows = np.full(distinct.shape[0], -1, dtype=np.intp)
+                rows[codes[::step]] = np.arange(0, n, step)  # a row of each object
+                if rows.min() < 0:  # objects the sample missed
+                    rows[codes] = np.arange(n)
+                objects = arr[rows]
+                if not pd.isna(objects).any():
+                    return self._encode_local(codes, objects, name)
+        return self._encode_local(*pd.factorize(arr, use_na_sentinel=True), name)
 
 
-def _address_table(addresses):
-    """``(shift, mask, size)`` of a table where ``(address >> shift) & mask`` is one-to-one.
+def _column_ranges(chars):
+    """Smallest and largest value of each column of the 2-D array `chars`.
 
-    Object addresses are aligned (to 16 bytes on 64-bit CPython), so the low
-    bits above the alignment usually tell a few objects apart in a table
-    of twice their number; None if no table of at most 2**16 slots does.
+    NumPy reduces a narrow array along its rows one short inner loop per
+    row; blocks of rows laid side by side make the loop long (25x faster),
+    and slices of about a megabyte are read from memory once for both.
     """
-    n = addresses.shape[0]
-    for bits in range(max(1, int(n).bit_length() + 1), 17):
-        mask = (1 << bits) - 1
-        for shift in (4, 3, 5, 6, 7, 8, 2, 1, 0, 9, 10, 11, 12):
-            if np.unique((addresses >> shift) & mask).shape[0] == n:
-                return shift, mask, 1 << bits
-    return None
-
-
-def _varying_columns(lo, hi):
-    """Columns whose smallest and largest values differ, and their spans."""
-    columns = np.flatnonzero(lo != hi).tolist()
-    return columns, [int(hi[j]) - int(lo[j]) + 1 for j in columns]
-
-
-def _key_offset(lo, columns, spans):
-    """``sum_j lo[j] * (product of the later spans)`` as an int64 (mod 2**64)."""
-    offset = 0
-    for j, span in zip(columns, spans, strict=True):
-        offset = offset * span + int(lo[j])
-    return np.int64((offset + 2**63) % 2**64 - 2**63)
-
-
-class _StringScan:
-    """Column ranges of fixed-width strings and their mixed-radix key, slice by slice.
-
-    :meth:`scan` writes ``sum_j chars[:, j] * (product of the later
-    spans)`` over `columns`, minus `offset`, for a range of rows: with the
-    offset of the columns' minima, ``sum_j (chars[:, j] - lo[j]) * (...)``,
-    which lies in ``[0, product of the spans)``, so the wrap-around int64
-    arithmetic on the way is exact. On the way it updates the smallest and
-    largest value of every column, which :meth:`ranges` returns: they
-    confirm (or refute) `columns` and `spans`. Slices of :attr:`rows` rows
-    (about a megabyte) are read from memory once; the ranges and the key
-    then read them from the cache. A reduction along the rows of the narrow
-    array is slow in NumPy (one short inner loop per row); blocks of rows
-    laid side by side make the inner loop long.
-    """
-
-    def __init__(self, chars, columns, spans, offset):
-        self.chars, self.columns, self.spans, self.offset = chars, columns, spans, offset
-        width = chars.shape[1]
-        per_block = self.per_block = max(1, 4096 // width)
-        self.rows = max(per_block, _SCAN_BYTES // (4 * width) // per_block * per_block)
-        # Running minimum and maximum of each column of a block of rows.
-        top = np.iinfo(chars.dtype).max
-        self._block_lo = np.full(self.per_block * width, top, dtype=chars.dtype)
-        self._block_hi = np.zeros(self.per_block * width, dtype=chars.dtype)
-        self._lo = np.full(width, top, dtype=chars.dtype)
-        self._hi = np.zeros(width, dtype=chars.dtype)
-
-    @property
-    def n_keys(self):
-        return math.prod(self.spans)
-
-    def scan(self, start, stop, out, subtract=True, horner=False):
-        """Update the ranges with rows `start` to `stop` and write their keys to `out`.
-
-        With `horner`, ``out`` becomes ``out * n_keys + key`` instead (the
-        next digit of a joint key); without `subtract`, the offset is left
-        for the caller to subtract once.
-        """
-        part = self.chars[start:stop]
-        per_block, width = self.per_block, part.shape[1]
-        m = part.shape[0] - part.shape[0] % per_block
-        if m:
-            blocks = part[:m].reshape(m // per_block, per_block * width)
-            np.minimum(self._block_lo, blocks.min(axis=0), out=self._block_lo)
-            np.maximum(self._block_hi, blocks.max(axis=0), out=self._block_hi)
-        if m < part.shape[0]:
-            np.minimum(self._lo, part[m:].min(axis=0), out=self._lo)
-            np.maximum(self._hi, part[m:].max(axis=0), out=self._hi)
-        columns = self.columns
-        if not columns:
-            if not horner:
-                out[:] = 0
-            return
-        if horner:
-            out *= self.spans[0]
-            out += part[:, columns[0]]
-        else:
-            out[:] = part[:, columns[0]]
-        for j, span in zip(columns[1:], self.spans[1:], strict=True):
-            out *= span
-            out += part[:, j]
-        if subtract:
-            out -= self.offset
-
-    def ranges(self):
-        """Smallest and largest value of each column over the rows scanned."""
-        width = self._lo.shape[0]
-        lo = np.minimum(self._lo, self._block_lo.reshape(self.per_block, width).min(axis=0))
-        hi = np.maximum(self._hi, self._block_hi.reshape(self.per_block, width).max(axis=0))
-        return lo, hi
-
-    def labels_of(self, keys, lo, dtype):
-        """The strings of `keys` (ints in ``[0, n_keys)``), given the columns' minima `lo`."""
-        rows = np.repeat(lo[np.newaxis, :], keys.shape[0], axis=0)
-        rest = np.array(keys, dtype=np.int64)
-        for j, span in zip(self.columns[::-1], self.spans[::-1], strict=True):
-            rows[:, j] += (rest % span).astype(np.uint32)
-            rest //= span
-        return rows.view(dtype).ravel()
-
-
-def _guessed_scan(chars):
-    """A :class:`_StringScan` whose columns are guessed from a sample of rows.
-
-    Class labels share most characters ("class_0" .. "class_9" differ in
-    one): the characters at the positions that vary, read as the digits of
-    a mixed-radix number, are a collision-free key of the label, so no row
-    needs to be checked against a representative. Guessing the varying
-    positions from a sample lets the key be built in the same pass over the
-    rows as the ranges that confirm the guess: when it holds, the columns'
-    true ranges are the sample's (same spans, and the sample's rows are
-    rows), hence the offset.
-    """
-    sample = chars[:: max(1, chars.shape[0] // _KEY_SAMPLE)]
-    sample_lo = sample.min(axis=0)
-    columns, spans = _varying_columns(sample_lo, sample.max(axis=0))
-    if math.prod(spans) > _MAX_STRING_KEYS:
-        columns, spans = [], []
-    return _StringScan(chars, columns, spans, _key_offset(sample_lo, columns, spans))
-
-
-def _confirmed_scan(scan):
-    """None when the scan's ranges confirm its columns, else a scan with the true ones."""
-    lo, hi = scan.ranges()
-    columns, spans = _varying_columns(lo, hi)
-    if (columns, spans) == (scan.columns, scan.spans):
-        return None
-    return _StringScan(scan.chars, columns, spans, _key_offset(lo, columns, spans))
-
-
-def _scan_strings(scan, key):
-    """Run `scan` over all its rows, writing the keys to `key`."""
-    n = scan.chars.shape[0]
-    for start in range(0, n, scan.rows):
-        stop = min(start + scan.rows, n)
-        scan.scan(start, stop, key[start:stop])
-
-
-def _offsets(arr, lo):
-    """``arr - lo`` as intp, without overflow in narrow or unsigned dtypes."""
-    if arr.dtype.kind == "u" and lo >= 0:
-        return (arr - arr.dtype.type(lo)).astype(np.intp, copy=False)
-    return np.subtract(arr, np.int64(lo), dtype=np.int64, casting="unsafe").astype(
-        np.intp, copy=False
-    )
+    n, width = chars.shape
+    per_block = max(1, 4096 // width)
+    top = np.iinfo(chars.dtype).max
+    lo = np.full(per_block * width, top, dtype=chars.dtype)
+    hi = np.zeros(per_block * width, dtype=chars.dtype)
+    rows = per_block * max(1, 2**18 // (per_block * width))
+    for start in range(0, n - n % per_block, rows):
+        stop = min(start + rows, n - n % per_block)
+        blocks = chars[start:stop].reshape(-1, per_block * width)
+        np.minimum(lo, blocks.min(axis=0), out=lo)
+        np.maximum(hi, blocks.max(axis=0), out=hi)
+    rest = chars[n - n % per_block :]
+    lo = np.minimum(lo.reshape(per_block, width).min(axis=0), rest.min(axis=0, initial=top))
+    hi = np.maximum(hi.reshape(per_block, width).max(axis=0), rest.max(axis=0, initial=0))
+    return lo, hi
 
 
 def _common_numeric_dtype(dtypes, labels):
@@ -820,7 +471,7 @@ def encode_sorted(*arrays, names=None):
     """Encode label arrays with codes in sorted label order, as :func:`numpy.unique` would.
 
     Codes are ``0..K-1`` with ``values[code]`` the label and `values`
-    sorted; the arrays are hashed or offset, never sorted (only the K
+    sorted; the arrays are hashed, never sorted (only the K
     labels are).
 
     Returns
