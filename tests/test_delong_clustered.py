@@ -7,14 +7,17 @@ roc_auc_score for the point values, and a large paired bootstrap for the
 covariances, including the covariance of different classes' AUCs.
 """
 
+import io
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 from sklearn_precision_stats import UndefinedStatisticWarning, compare_roc_auc
+from sklearn_precision_stats.__main__ import main
 from sklearn_precision_stats.threshold_free._compare import _check_problem
 from sklearn_precision_stats.threshold_free._delong import (
     _ClusterPlacements,
@@ -496,3 +499,29 @@ def test_size_and_coverage_by_simulation(simulate, n_records, average):
         covered += row["diff_ci_low"] <= truth <= row["diff_ci_high"]
     assert 0.035 <= rejected / n_sim <= 0.065
     assert 0.93 <= covered / n_sim <= 0.97
+
+
+# Command line -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("average", [None, "macro"])
+def test_command_line_compares_roc_auc_by_delong_with_groups(tmp_path, capsys, average):
+    rng = np.random.default_rng(17)
+    y, scores, groups = _clustered(rng, n_classes=3)
+    frame = pd.DataFrame({"truth": y, "rec": groups})
+    for name in ("a", "b"):
+        for k in range(3):
+            frame[f"{name}{k}"] = scores[name][:, k]
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    argv = ["compare-scores", str(path), "--truth", "truth", "--scores", "A:a0+a1+a2,B:b0+b1+b2"]
+    argv += ["--metric", "roc_auc", "--groups", "rec", "--format", "csv"]
+    if average is not None:
+        argv += ["--average", average]
+    assert main(argv) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    expected = compare_roc_auc(
+        y, {"A": scores["a"], "B": scores["b"]}, groups=groups, average=average
+    ).table
+    for column in ("roc_auc", "roc_auc_reference", "diff", "diff_se", "diff_pvalue"):
+        np.testing.assert_allclose(table[column], expected[column], rtol=1e-9)

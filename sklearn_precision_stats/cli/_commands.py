@@ -361,7 +361,8 @@ def _add_compare_scores_options(parser):
         "--method",
         choices=("delong", "bootstrap"),
         default="delong",
-        help="how roc_auc is compared (the other measures: the bootstrap)",
+        help="how roc_auc is compared: delong (also with --groups and --average) or "
+        "bootstrap; the other measures use the bootstrap",
     )
     parser.add_argument(
         "--average",
