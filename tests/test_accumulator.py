@@ -217,3 +217,18 @@ def test_small_integer_and_bool_labels_of_any_dtype():
     _assert_same(_quiet(comparison_from_counts, counts, "recall"), expected)
     with pytest.raises(ValueError, match="y_true holds strings but y_true holds numbers"):
         counts.update(np.array(["x"]), {"a": np.array(["x"]), "b": np.array(["x"])})
+
+
+@pytest.mark.parametrize("strings", [False, True])
+def test_column_vectors_are_read_as_scikit_learn_reads_them(strings):
+    # scikit-learn's metrics take (n_rows, 1) columns of labels (column_or_1d).
+    y, preds, groups = _data(n=300, n_clf=2, strings=strings, n_records=100)
+    columns = {name: pred.reshape(-1, 1) for name, pred in preds.items()}
+    counts = ComparisonCounts.from_arrays(y.reshape(-1, 1), columns)
+    expected = pd.crosstab(y, [preds["m0"], preds["m1"]], dropna=False).to_numpy()
+    np.testing.assert_array_equal(counts.joint_table().reshape(expected.shape), expected)
+    clustered = ComparisonCounts.from_arrays(y[:, None], columns, groups=groups[:, None])
+    expected = _quiet(compare_precision, y, preds, groups=groups)
+    _assert_same(_quiet(comparison_from_counts, clustered), expected)
+    with pytest.raises(ValueError, match=r"y_preds\['m0'\] must be 1-D"):
+        counts.update(y, {"m0": np.stack([y, y], axis=1), "m1": preds["m1"]})

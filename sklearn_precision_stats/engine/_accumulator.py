@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._typing import ArrayLike, Predictions
-from ..utils._validation import _prediction_pairs
+from ..utils._validation import _as_label_array, _prediction_pairs
 from ._codes import EncodedPredictions
 from ._counts import (
     AgreementCounts,
@@ -37,21 +37,14 @@ from ._counts import (
     record_class_keys,
 )
 from ._labels import StreamingLabelEncoder
-from ._tables import _MAX_JOINT_CELLS, joint_table
+from ._tables import _MAX_JOINT_CELLS, integer_joint_table, joint_table
 from ._units import StoredRecords
 
 __all__ = ["ComparisonCounts"]
 
-# Integer labels spanning few values are counted in a joint table over their
-# raw range, of at most this many cells.
+# Integer labels 0..K-1 are counted in a joint table over the labels
+# themselves, of at most this many cells.
 _MAX_RAW_CELLS = 2**20
-
-
-def _is_arrow_integer(arr):
-    import pyarrow as pa
-
-    return pa.types.is_integer(arr.type) or pa.types.is_boolean(arr.type)
-
 
 # Label codes and record codes are packed into one int64 key per
 # (record, class) entry of the clustered sums.
@@ -285,90 +278,67 @@ class ComparisonCounts:
         arg_names = [names.get("y_true", "y_true")] + [
             names.get(name, f"y_preds[{name!r}]") for name in self._names
         ]
-        if not self._clustered and self._add_raw_integers(arrays, arg_names[0]):
-            return self
-        codes = self._labels.encode(*arrays, names=arg_names)
-        n = codes[0].shape[0]
-        for code, name in zip(codes[1:], arg_names[1:], strict=True):
-            if code.shape[0] != n:
+        # As compare_* reads its arrays: column vectors, pandas and pyarrow.
+        arrays = [
+            _as_label_array(a, name, for_encoder=True)
+            for a, name in zip(arrays, arg_names, strict=True)
+        ]
+        n = arrays[0].shape[0]
+        for array, name in zip(arrays[1:], arg_names[1:], strict=True):
+            if array.shape[0] != n:
                 raise ValueError(
-                    f"{name} has {code.shape[0]} rows but y_true has {n}; every classifier "
+                    f"{name} has {array.shape[0]} rows but y_true has {n}; every classifier "
                     "must predict every row of y_true, in the same order."
                 )
         if self._clustered:
-            record = self._records.encode(groups, names=[names.get("groups", "groups")])[0]
-            if record.shape[0] != n:
+            group_name = names.get("groups", "groups")
+            record_ids = _as_label_array(groups, group_name, for_encoder=True)
+            if record_ids.shape[0] != n:
                 raise ValueError(
-                    f"groups has {record.shape[0]} entries but y_true has {n} rows; pass "
-                    "one record id per row."
+                    f"{group_name} has {record_ids.shape[0]} entries but y_true has {n} rows; "
+                    "pass one record id per row."
                 )
-        if n == 0:
+        elif self._add_integer_table(arrays, arg_names[0]):
             return self
+        codes = self._labels.encode(*arrays, names=arg_names)
         self._add_paired(codes[0], codes[1:])
         if self._clustered:
+            record = self._records.encode(record_ids, names=[group_name])[0]
             self._add_clustered(codes[0], codes[1:], record)
         self._n_rows += n
         return self
 
-    def _add_raw_integers(self, arrays, name):
-        """Count integer labels over a small range straight into the table.
+    def _add_integer_table(self, arrays, name):
+        """Count integer labels 0..K-1 straight into the joint table; False when not.
 
-        The joint table is computed on the raw labels (offset by their
-        minimum, as :func:`joint_table` does), and only its few present
-        labels go through the encoder: no per-row codes are made, which is
-        most of the cost of a chunk of integer labels (4x faster than the
-        encoder's path on 10^6 rows, benchmarks/bench_architecture.py).
-        Returns False (nothing done) when the fast path does not apply.
+        Only the labels present go through the encoder, not a code per row:
+        counts of 10^7 rows of labels 0..9 build 3.5x faster than through
+        the encoder (benchmarks/bench_architecture.py).
         """
-        if self._agreement is not None or self._table is None:
+        if self._table is None or arrays[0].shape[0] == 0:
             return False
-        raw, dtypes = [], []
-        for arr in arrays:
-            if type(arr).__module__.startswith("pyarrow"):
-                if getattr(arr, "null_count", 1) or not _is_arrow_integer(arr):
-                    return False
-                arr = arr.to_numpy(zero_copy_only=False)
-            if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.dtype.kind not in "biu":
-                return False
-            if arr.dtype.itemsize > 4 and arr.dtype.kind == "u":
-                return False  # uint64 beyond int64: the encoder's careful path
-            dtypes.append(arr.dtype)
-            raw.append(arr.view(np.uint8) if arr.dtype.kind == "b" else arr)
-        n = raw[0].shape[0]
-        if n == 0 or any(a.shape[0] != n for a in raw):
-            return False  # the encoder's path reports the problem
-        lo = min(int(a.min()) for a in raw)
-        hi = max(int(a.max()) for a in raw)
-        span, n_axes = hi - lo + 1, len(raw)
-        if span**n_axes > _MAX_RAW_CELLS:
+        table = integer_joint_table(arrays, _MAX_RAW_CELLS)
+        if table is None:
             return False
-        encoded = EncodedPredictions(raw[0], raw[1:], np.arange(span), lo)
-        table = joint_table(encoded)
-        present = np.zeros(span, dtype=bool)
+        n_axes = table.ndim
+        present = np.zeros(table.shape[0], dtype=bool)
         for axis in range(n_axes):
-            others = tuple(ax for ax in range(n_axes) if ax != axis)
-            present |= table.sum(axis=others) > 0
+            present |= table.sum(axis=tuple(ax for ax in range(n_axes) if ax != axis)) > 0
         index = np.flatnonzero(present)
-        dtype = np.result_type(*dtypes)
-        labels = (index + lo).astype(dtype)  # bool labels: 0/1 back to False/True
+        labels = index.astype(np.result_type(*[a.dtype for a in arrays]))  # bools stay bools
         codes = self._labels.encode(labels, names=[name])[0]
+        table = table[np.ix_(*[index] * n_axes)].astype(np.int64)
         n_values = self._labels.n_values
         if n_values**n_axes > _MAX_JOINT_CELLS:
-            self._agreement = self._table_agreement()
-            self._table = None
+            chunk = agreement_from_joint_table(table, n_axes - 1)
             self._agreement = _add_agreement(
-                self._agreement,
-                _relabel_agreement(
-                    agreement_from_joint_table(table[np.ix_(*[index] * n_axes)], n_axes - 1),
-                    codes,
-                    n_values,
-                ),
+                self._table_agreement(), _relabel_agreement(chunk, codes, n_values)
             )
+            self._table = None
         else:
-            if self._table.shape[0] < n_values:
-                self._table = _pad(self._table, range(n_axes), n_values)
-            self._table[np.ix_(*[codes] * n_axes)] += table[np.ix_(*[index] * n_axes)]
-        self._n_rows += n
+            self._table = _pad(self._table, range(n_axes), n_values)
+            self._table[np.ix_(*[codes] * n_axes)] += table
+        self._n_rows += arrays[0].shape[0]
         return True
 
     def _add_paired(self, y, preds):
