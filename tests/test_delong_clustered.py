@@ -103,7 +103,7 @@ def test_one_row_per_record_is_procs_delong(case):
     part = _ClusterPlacements(
         y == 1, [a.astype(float), b.astype(float)], np.arange(y.shape[0]), y.shape[0]
     )
-    cov = _obuchowski_covariance([part], [1.0], y.shape[0])
+    _, cov, _ = _obuchowski_covariance([part], [1.0], y.shape[0])
     np.testing.assert_allclose(cov, [[var_a, cov_ab], [cov_ab, var_b]], rtol=1e-12)
 
 
@@ -339,9 +339,9 @@ def test_cross_class_covariance_agrees_with_the_bootstrap():
     )
     empirical = np.cov(boot.replicates["a"], rowvar=False)
     for k, j in ((0, 1), (0, 2), (1, 2)):
-        var_k = _obuchowski_covariance([parts[k]], [1.0], n_clusters)[0, 0]
-        var_j = _obuchowski_covariance([parts[j]], [1.0], n_clusters)[0, 0]
-        var_sum = _obuchowski_covariance([parts[k], parts[j]], [1.0, 1.0], n_clusters)[0, 0]
+        var_k = _obuchowski_covariance([parts[k]], [1.0], n_clusters)[1][0, 0]
+        var_j = _obuchowski_covariance([parts[j]], [1.0], n_clusters)[1][0, 0]
+        var_sum = _obuchowski_covariance([parts[k], parts[j]], [1.0, 1.0], n_clusters)[1][0, 0]
         covariance = (var_sum - var_k - var_j) / 2
         # The classes' AUCs are correlated (0.24 to 0.39 here, through the
         # records' shared effects), so the cross terms matter.

@@ -110,24 +110,27 @@ class _ClusterPlacements:
 
 
 def _obuchowski_covariance(parts, weights, n_clusters):
-    """Covariance of ``sum_k w_k A_k`` over the classifiers (module docstring)."""
+    """AUCs and covariance of ``sum_k w_k A_k`` over the classifiers.
+
+    `parts` (the classes' placements) is read once, so it may be a
+    generator: only one class's placements are held at a time. Also
+    returns the index of the first class whose own factors are undefined
+    (fewer than two clusters with positive or negative rows), or None.
+    """
     common = _factor(n_clusters)
-    total = sum(w * (part.pos + part.neg) for w, part in zip(weights, parts, strict=True))
-    covariance = common * _gram(total)
-    for w, part in zip(weights, parts, strict=True):
-        covariance += w**2 * (
-            (part.pos_factor - common) * _gram(part.pos)
-            + (part.neg_factor - common) * _gram(part.neg)
-        )
-    return covariance
-
-
-def _undefined_variance(parts, names):
-    """Which class lacks two clusters with positive or negative rows, if any."""
-    for part, name in zip(parts, names, strict=True):
-        if np.isnan(part.pos_factor) or np.isnan(part.neg_factor):
-            return name
-    return None
+    auc = total = own = undefined = None
+    for k, (w, part) in enumerate(zip(weights, parts, strict=True)):
+        terms = (part.pos_factor - common) * _gram(part.pos)
+        terms += (part.neg_factor - common) * _gram(part.neg)
+        if auc is None:
+            auc, total, own = w * part.auc, w * (part.pos + part.neg), w**2 * terms
+        else:
+            auc += w * part.auc
+            total += w * (part.pos + part.neg)
+            own += w**2 * terms
+        if undefined is None and np.isnan([part.pos_factor, part.neg_factor]).any():
+            undefined = k
+    return auc, common * _gram(total) + own, undefined
 
 
 def _table_rows(problem, average, groups):
@@ -141,32 +144,27 @@ def _table_rows(problem, average, groups):
     averaged = average is not None and not problem.binary
     if groups is None:
         cluster = np.arange(problem.n_rows)
-        unit = "rows"
+        lacking = "fewer than two positive or two negative rows"
     else:
         cluster = problem.unit
-        unit = "records (groups)"
+        lacking = "fewer than two records (groups) with positive rows or with negative rows"
     n_clusters = int(cluster.max()) + 1
     names = [f"class {_class_name(label)}" for label in problem.classes]
-    lacking = f"fewer than two {unit} with positive rows or with negative rows"
 
     if not averaged:
         for k in range(n_classes):
             in_class = np.ascontiguousarray(positive[:, k])
             n_pos = int(np.count_nonzero(in_class))
             if n_pos == 0 or n_pos == problem.n_rows:
-                yield (
-                    problem.classes[k],
-                    None,
-                    None,
-                    (f"roc_auc of {names[k]}: y_true has no positive or no negative rows"),
-                )
+                reason = f"roc_auc of {names[k]}: y_true has no positive or no negative rows"
+                yield problem.classes[k], None, None, reason
                 continue
             scores = [np.ascontiguousarray(s[:, k]) for s in problem.scores]
             if groups is None:
                 auc, cov = _delong_components(in_class, scores)
             else:
                 part = _ClusterPlacements(in_class, scores, cluster, n_clusters)
-                auc, cov = part.auc, _obuchowski_covariance([part], [1.0], n_clusters)
+                auc, cov, _ = _obuchowski_covariance([part], [1.0], n_clusters)
             reason = None
             if not np.isfinite(cov).all():
                 reason = f"DeLong's variance of {names[k]}: {lacking}"
@@ -178,12 +176,8 @@ def _table_rows(problem, average, groups):
         flat = positive.reshape(-1)
         n_pos = int(np.count_nonzero(flat))
         if n_pos == 0 or n_pos == flat.shape[0]:
-            yield (
-                average,
-                None,
-                None,
-                (f"roc_auc of {what}: y_true has no positive or no negative entries"),
-            )
+            reason = f"roc_auc of {what}: y_true has no positive or no negative entries"
+            yield average, None, None, reason
             return
         # The (row, class) entries of a record form one cluster.
         part = _ClusterPlacements(
@@ -192,26 +186,19 @@ def _table_rows(problem, average, groups):
             np.repeat(cluster, n_classes),
             n_clusters,
         )
-        cov = _obuchowski_covariance([part], [1.0], n_clusters)
+        auc, cov, _ = _obuchowski_covariance([part], [1.0], n_clusters)
         reason = None if np.isfinite(cov).all() else f"DeLong's variance of {what}: {lacking}"
-        yield average, part.auc, cov, reason
+        yield average, auc, cov, reason
         return
 
     n_pos = np.count_nonzero(positive, axis=0)
     empty = (n_pos == 0) | (n_pos == problem.n_rows)
     if empty.any():
-        yield (
-            average,
-            None,
-            None,
-            (
-                f"roc_auc of {what}: {names[int(np.flatnonzero(empty)[0])]} "
-                "has no positive or no negative rows"
-            ),
-        )
+        first = names[int(np.flatnonzero(empty)[0])]
+        yield average, None, None, f"roc_auc of {what}: {first} has no positive or no negative rows"
         return
     weights = np.full(n_classes, 1.0 / n_classes) if average == "macro" else n_pos / n_pos.sum()
-    parts = [
+    parts = (
         _ClusterPlacements(
             np.ascontiguousarray(positive[:, k]),
             [np.ascontiguousarray(s[:, k]) for s in problem.scores],
@@ -219,13 +206,12 @@ def _table_rows(problem, average, groups):
             n_clusters,
         )
         for k in range(n_classes)
-    ]
-    auc = sum(w * part.auc for w, part in zip(weights, parts, strict=True))
-    cov = _obuchowski_covariance(parts, weights, n_clusters)
+    )
+    auc, cov, bad = _obuchowski_covariance(parts, weights, n_clusters)
     reason = None
-    bad = _undefined_variance(parts, names)
-    if bad is not None:
-        reason = f"DeLong's variance of {what}: {bad} has {lacking}"
+    if bad is not None or not np.isfinite(cov).all():
+        which = f"{names[bad]} has " if bad is not None else ""
+        reason = f"DeLong's variance of {what}: {which}{lacking}"
     yield average, auc, cov, reason
 
 
