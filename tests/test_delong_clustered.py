@@ -13,6 +13,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 from sklearn.metrics import roc_auc_score
 
@@ -525,3 +527,50 @@ def test_command_line_compares_roc_auc_by_delong_with_groups(tmp_path, capsys, a
     ).table
     for column in ("roc_auc", "roc_auc_reference", "diff", "diff_se", "diff_pvalue"):
         np.testing.assert_allclose(table[column], expected[column], rtol=1e-9)
+
+
+# Properties ---------------------------------------------------------------
+
+
+@st.composite
+def _small_clustered(draw):
+    """A few records of 1 to 4 rows, heavily tied scores, both classes present."""
+    n_records = draw(st.integers(4, 12))
+    sizes = draw(st.lists(st.integers(1, 4), min_size=n_records, max_size=n_records))
+    groups = np.repeat(np.arange(n_records), sizes)
+    n = groups.shape[0]
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    # Positive and negative rows in at least two records each.
+    y[groups == 0] = 1
+    y[groups == 1] = 0
+    y[np.flatnonzero(groups == 2)[0]] = 1
+    y[np.flatnonzero(groups == 3)[0]] = 0
+    levels = st.integers(0, 3)
+    scores = [np.array(draw(st.lists(levels, min_size=n, max_size=n)), dtype=float) for _ in "ab"]
+    return y, scores, groups
+
+
+@settings(max_examples=60, deadline=None)
+@given(_small_clustered(), st.randoms(use_true_random=False))
+def test_any_clustered_ties_follow_obuchowski_and_ignore_row_order(data, random):
+    y, (a, b), groups = data
+    theta, cov = _obuchowski_by_hand(y, [a, b], groups)
+    var_diff = cov[0, 0] + cov[1, 1] - 2 * cov[0, 1]
+    with warnings.catch_warnings():
+        # Identical rankings leave the variance of the difference zero.
+        warnings.simplefilter("ignore", UndefinedStatisticWarning)
+        result = compare_roc_auc(y, {"a": a, "b": b}, groups=groups)
+        order = np.array(random.sample(range(y.shape[0]), y.shape[0]))
+        relabelled = 100 - 3 * groups  # other names, other order
+        permuted = compare_roc_auc(
+            y[order], {"a": a[order], "b": 2 * b[order] + 5}, groups=relabelled[order]
+        )
+    row, other = result.table.iloc[0], permuted.table.iloc[0]
+    assert row["roc_auc"] == pytest.approx(theta[1], rel=1e-12, abs=1e-15)
+    assert row["roc_auc_reference"] == pytest.approx(theta[0], rel=1e-12, abs=1e-15)
+    if var_diff > 1e-12 * (cov[0, 0] + cov[1, 1]):
+        assert row["diff_se"] ** 2 == pytest.approx(var_diff, rel=1e-9)
+        assert other["diff_se"] == pytest.approx(row["diff_se"], rel=1e-9)
+    else:
+        assert np.isnan(row["diff_se"])
+    assert other["diff"] == pytest.approx(row["diff"], rel=1e-12, abs=1e-15)
