@@ -1,12 +1,14 @@
-"""Many classifiers: counted pair by pair, never through the joint table of all.
+"""Many classifiers: counted through small groups, never the joint table of all.
 
 The per-class statistics need only agreement counts of single classifiers and
 of pairs of classifiers with the truth, so the comparison of many
-classifiers counts one small table per pair. The pairwise and omnibus tests
-are checked against statsmodels GEE fitted live, and the counts against the
-joint table counted directly.
+classifiers counts one small table per group of classifiers, the groups
+holding every pair. The pairwise and omnibus tests are checked against
+statsmodels GEE fitted live, and the counts against the joint table counted
+directly.
 """
 
+import itertools
 import warnings
 
 import numpy as np
@@ -34,10 +36,27 @@ def _joint_table(y, preds, n_values):
     return table
 
 
-@pytest.mark.parametrize("max_pair_cells", [2**16, 0], ids=["cell-codes", "agreement-codes"])
+# Largest group table: the default; 3 classifiers of 3 classes (2 of 4, 5 of
+# 2); none, so that every pair counts agreement codes.
+MAX_PAIR_CELLS = pytest.mark.parametrize(
+    "max_pair_cells", [2**16, 81, 0], ids=["groups", "small-groups", "agreement-codes"]
+)
+
+
+@MAX_PAIR_CELLS
 @pytest.mark.parametrize(
     ("n_values", "n_clf", "n"),
-    [(3, 2, 500), (3, 4, 2000), (5, 3, 70_000), (2, 6, 300), (1, 3, 10), (4, 2, 1)],
+    [
+        (3, 2, 500),
+        (3, 4, 2000),
+        (5, 3, 70_000),
+        (2, 6, 300),
+        (1, 3, 10),
+        (4, 2, 1),
+        (3, 7, 3000),
+        (2, 9, 500),
+        (10, 6, 140_000),
+    ],
 )
 def test_pairs_give_the_agreement_counts_of_the_joint_table(
     monkeypatch, max_pair_cells, n_values, n_clf, n
@@ -52,7 +71,17 @@ def test_pairs_give_the_agreement_counts_of_the_joint_table(
         np.testing.assert_array_equal(np.asarray(a, dtype=float), b, err_msg=name)
 
 
-@pytest.mark.parametrize("max_pair_cells", [2**16, 0], ids=["cell-codes", "agreement-codes"])
+@pytest.mark.parametrize("n_clf", range(1, 26))
+@pytest.mark.parametrize("size", [2, 3, 4, 6])
+def test_groups_hold_every_pair_of_classifiers(n_clf, size):
+    groups = _counts._pair_cover(n_clf, size)
+    assert all(list(g) == sorted(set(g)) and len(g) == min(size, n_clf) for g in groups)
+    held = {pair for g in groups for pair in itertools.combinations(g, 2)}
+    assert held == set(itertools.combinations(range(n_clf), 2))
+    assert set().union(*groups) == set(range(n_clf))
+
+
+@MAX_PAIR_CELLS
 def test_no_rows_and_no_classes_give_empty_counts(monkeypatch, max_pair_cells):
     monkeypatch.setattr(_counts, "_MAX_PAIR_CELLS", max_pair_cells)
     empty = np.empty(0, dtype=np.intp)
@@ -62,7 +91,7 @@ def test_no_rows_and_no_classes_give_empty_counts(monkeypatch, max_pair_cells):
     assert got.pred_pred.shape == got.truth_pred_pred.shape == (0, 3, 3)
 
 
-@pytest.mark.parametrize("max_pair_cells", [2**16, 0], ids=["cell-codes", "agreement-codes"])
+@MAX_PAIR_CELLS
 def test_many_classifiers_match_statsmodels_gee(monkeypatch, max_pair_cells):
     # 5 classifiers of 8 classes: a joint table of 8^6 cells, beyond the
     # table a comparison counts, so the pairs are counted.
@@ -99,3 +128,20 @@ def test_pairs_and_joint_table_give_identical_results(monkeypatch, func, labels)
     assert by_table._data.records.nbytes < by_pairs._data.records.nbytes
     pd.testing.assert_frame_equal(by_pairs.table, by_table.table, check_exact=True)
     pd.testing.assert_frame_equal(by_pairs.omnibus, by_table.omnibus, check_exact=True)
+
+
+def test_inputs_stay_the_callers():
+    # The codes the records keep are the engine's own, never the inputs.
+    y, preds, _ = make_correlated_predictions(2000, 10, 5, seed=7)
+    before = {name: p.copy() for name, p in preds.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = compare_precision(y, preds)
+    stored = result._data.records
+    assert stored.nbytes == 6 * 2000
+    for name, p in preds.items():
+        np.testing.assert_array_equal(p, before[name])
+        assert p.flags.writeable
+    assert y.flags.writeable
+    inputs = [y, *preds.values()]
+    assert not any(np.shares_memory(a, b) for a in stored._arrays.values() for b in inputs)

@@ -18,6 +18,8 @@ with repeated records (stacked cross-validation) they are summed per
 (record, class). Everything is O(rows) with :func:`numpy.bincount`.
 """
 
+import functools
+import itertools
 from typing import NamedTuple
 
 import numpy as np
@@ -208,112 +210,148 @@ def agreement_from_joint_table(table, n_classifiers):
 
 
 # Rows per block of :func:`agreement_from_pairs`: a block's codes stay in the
-# CPU cache while every pair of classifiers reads them.
+# CPU cache while every group of classifiers reads them.
 _PAIR_BLOCK_ROWS = 2**16
-# Largest (truth, pred_c, pred_d) table counted per pair of classifiers; with
-# more classes a pair counts 3 * n_values agreement codes instead.
+# Largest (truth, pred_1, ..., pred_g) table counted per group of classifiers
+# in :func:`agreement_from_pairs`: codes in uint16, and adding a block's
+# counts to the table costs less than counting them.
 _MAX_PAIR_CELLS = 2**16
 
 
+@functools.cache
+def _pair_cover(n_clf, size):
+    """Groups of `size` classifiers, in increasing order, holding every pair.
+
+    Greedy: a group starts from the first pair not yet held and takes in
+    turn the classifier that completes most pairs not yet held (about 10%
+    more groups than the fewest possible, for triples).
+    """
+    if n_clf <= size:
+        return (tuple(range(n_clf)),)
+    left = set(itertools.combinations(range(n_clf), 2))
+    groups = []
+    while left:
+        group = list(min(left))
+        while len(group) < size:
+            others = [e for e in range(n_clf) if e not in group]
+            group.append(
+                max(others, key=lambda e: sum((min(e, m), max(e, m)) in left for m in group))
+            )
+        group.sort()
+        left -= set(itertools.combinations(group, 2))
+        groups.append(tuple(group))
+    return tuple(groups)
+
+
 def agreement_from_pairs(y, preds, n_values):
-    """Agreement counts from label codes ``0..n_values - 1``, pair by pair.
+    """Agreement counts from label codes ``0..n_values - 1``, group by group.
 
     Every agreement count is a count of one classifier or of one pair of
     classifiers with the truth, so the joint table of all classifiers
-    (exponential in their number) is never needed: each pair ``c < d``
-    costs one :func:`numpy.bincount` of a joint code, O(C^2 n) in all, and
-    any number of classifiers costs about the same per pair. The code is the
-    (truth, pred_c, pred_d) cell while that table is small, else ``pred_c +
-    n_values * ([pred_c == pred_d] + 2 [truth == pred_c])``, which tells
-    apart what the counts need: whether the pair agrees, and whether ``c``
-    is right. A classifier's own counts are margins of its pairs' (the last
-    one's, of a bincount of its own in the second case). Rows are taken in
-    blocks that stay in the cache while every pair reads them.
+    (exponential in their number) is never needed: the joint tables of
+    the truth with a few groups of classifiers that hold every pair
+    (:func:`_pair_cover`) give them all. A group has as many classifiers as
+    a table of at most ``_MAX_PAIR_CELLS`` cells allows (three at 10
+    classes: three pairs for about the cost of one), and its table is one
+    :func:`numpy.bincount` of uint16 codes per block of rows, so the cost
+    is O(C^2 n) with a small constant. With more classes even a pair's
+    table is too large; the pairs then count agreement codes
+    (:func:`_agreement_codes`).
 
     Parameters
     ----------
-    y : ndarray of intp, shape (n_rows,)
-    preds : list of ndarray of intp
-        At least two classifiers.
+    y : ndarray of int, shape (n_rows,)
+    preds : list of ndarray of int
     n_values : int
 
     Returns
     -------
     AgreementCounts
     """
-    n_clf, n_rows = len(preds), y.shape[0]
-    v = n_values
-    small = v**3 <= _MAX_PAIR_CELLS
-    size = v**3 if small else 4 * v
-    counts = np.zeros((n_clf, n_clf, size), dtype=np.int64)
-    rows = max(min(_PAIR_BLOCK_ROWS, n_rows), 1)
-    first = np.empty((n_clf, rows), dtype=np.intp)
-    code = np.empty(rows, dtype=np.intp)
-    for start in range(0, n_rows, _PAIR_BLOCK_ROWS):
-        stop = min(start + _PAIR_BLOCK_ROWS, n_rows)
-        m = stop - start
-        truth, block = y[start:stop], [p[start:stop] for p in preds]
-        out = code[:m]
-        # Classifier c's part of its pairs' codes, once per block.
-        for c in range(n_clf):
-            part = first[c, :m]
-            if small:
-                np.multiply(truth, v, out=part, casting="unsafe")
-                part += block[c]
-                part *= v
-            else:
-                np.equal(truth, block[c], out=part, casting="unsafe")
-                part *= 2 * v
-                part += block[c]
-        if not small:  # the last classifier's own counts, wrong then right
-            counts[-1, -1, : 3 * v] += np.bincount(first[-1, :m], minlength=3 * v)
-        for c in range(n_clf - 1):
-            for d in range(c + 1, n_clf):
-                if small:
-                    np.add(first[c, :m], block[d], out=out, casting="unsafe")
-                else:
-                    np.equal(block[c], block[d], out=out, casting="unsafe")
-                    out *= v
-                    out += first[c, :m]
-                counts[c, d] += np.bincount(out, minlength=size)
-    pair = np.triu_indices(n_clf, 1)
-    both = np.zeros((v, n_clf, n_clf), dtype=np.int64)
-    both_hit = np.zeros_like(both)
-    if small:
-        table = counts[pair].reshape(len(pair[0]), v, v, v)  # (pair, truth, pred_c, pred_d)
-        both[:, pair[0], pair[1]] = np.einsum("pykk->kp", table)
-        both_hit[:, pair[0], pair[1]] = np.einsum("pkkk->kp", table)
-        # (truth, pred_c) of every classifier: a margin of one of its pairs.
-        index = {(c, d): i for i, (c, d) in enumerate(zip(*pair, strict=True))}
-        own = [table[index[c, c + 1]].sum(axis=2) for c in range(n_clf - 1)]
-        own.append(table[index[n_clf - 2, n_clf - 1]].sum(axis=1))
-        own = np.stack(own)  # (classifier, truth, pred)
-        pred = own.sum(axis=1).T
-        truth_pred = np.einsum("ckk->kc", own)
-        truth = own[0].sum(axis=1)
-    else:
-        groups = counts.reshape(n_clf, n_clf, 4, v)  # (agrees, c right): 0 0, 1 0, 0 1, 1 1
-        both[:, pair[0], pair[1]] = (groups[..., 1, :] + groups[..., 3, :])[pair].T
-        both_hit[:, pair[0], pair[1]] = groups[..., 3, :][pair].T
-        first_pair = [(c, c + 1) for c in range(n_clf - 1)]
-        own = np.stack([groups[cd].sum(axis=0) for cd in first_pair] + [groups[-1, -1].sum(axis=0)])
-        hits = [groups[cd][2:].sum(axis=0) for cd in first_pair] + [groups[-1, -1, 2]]
-        pred, truth_pred = own.T, np.stack(hits, axis=-1)
-        truth = np.bincount(y, minlength=v)
-    # Counted for c < d only: the other half by symmetry, c's own on the diagonal.
-    both[:, pair[1], pair[0]] = both[:, pair[0], pair[1]]
-    both_hit[:, pair[1], pair[0]] = both_hit[:, pair[0], pair[1]]
-    diagonal = np.arange(n_clf)
-    both[:, diagonal, diagonal] = pred
-    both_hit[:, diagonal, diagonal] = truth_pred
+    n_clf, v = len(preds), n_values
+    size = n_clf
+    while size > 2 and v ** (size + 1) > _MAX_PAIR_CELLS:
+        size -= 1
+    if v ** (size + 1) > _MAX_PAIR_CELLS:
+        return _agreement_codes(y, preds, v)
+    groups = _pair_cover(n_clf, size)
+    weights = v ** np.arange(size, -1, -1)  # of the truth, then of each place in a group
+    places = sorted({(c, i) for group in groups for i, c in enumerate(group)})
+    tables = np.zeros((len(groups), v ** (size + 1)), dtype=np.int64)
+    for start in range(0, y.shape[0], _PAIR_BLOCK_ROWS):
+        rows = slice(start, start + _PAIR_BLOCK_ROWS)
+        truth = np.multiply(y[rows], weights[0], dtype=np.uint16, casting="unsafe")
+        # Each classifier's labels weighted once per block for each place it takes.
+        part = {
+            (c, i): np.multiply(preds[c][rows], weights[i + 1], dtype=np.uint16, casting="unsafe")
+            for c, i in places
+        }
+        code = np.empty_like(truth)
+        for table, group in zip(tables, groups, strict=True):
+            np.add(truth, part[group[0], 0], out=code)
+            for i, c in enumerate(group[1:], start=1):
+                code += part[c, i]
+            table += np.bincount(code, minlength=table.shape[0])
+    shape = (len(groups),) + (v,) * (size + 1)
+    counts = agreement_from_joint_table(tables.reshape(shape), size)
+    # Each group's counts to its members' places (a pair in several groups
+    # gets the same counts from each).
+    members = np.array(groups)
+    pred = np.empty((v, n_clf))
+    truth_pred = np.empty_like(pred)
+    pred[:, members] = np.moveaxis(counts.pred, 0, 1)
+    truth_pred[:, members] = np.moveaxis(counts.truth_pred, 0, 1)
+    pair = (slice(None), members[:, :, None], members[:, None, :])
+    pred_pred = np.empty((v, n_clf, n_clf))
+    truth_pred_pred = np.empty_like(pred_pred)
+    pred_pred[pair] = np.moveaxis(counts.pred_pred, 0, 1)
+    truth_pred_pred[pair] = np.moveaxis(counts.truth_pred_pred, 0, 1)
     return AgreementCounts(
-        float(n_rows),
-        truth.astype(float),
-        pred.astype(float),
-        truth_pred.astype(float),
-        both.astype(float),
-        both_hit.astype(float),
+        counts.n[0], counts.truth[0], pred, truth_pred, pred_pred, truth_pred_pred
     )
+
+
+def _agreement_codes(y, preds, n_values):
+    """Agreement counts of many classes, pair by pair, in ``4 n_values`` codes.
+
+    A pair ``c < d`` counts ``pred_c + n_values * ([pred_c == pred_d] + 2
+    [truth == pred_c])``, which tells apart what the counts need: whether
+    the pair agrees, and whether ``c`` is right; a classifier alone counts
+    the same code with ``pred_d = -1``.
+    """
+    n_clf, v = len(preds), n_values
+    counts = np.zeros((n_clf, n_clf, 4 * v), dtype=np.int64)  # [c, c]: c alone
+    rows_max = max(min(_PAIR_BLOCK_ROWS, y.shape[0]), 1)
+    first = np.empty((n_clf, rows_max), dtype=np.intp)
+    code = np.empty(rows_max, dtype=np.intp)
+    for start in range(0, y.shape[0], _PAIR_BLOCK_ROWS):
+        rows = slice(start, start + _PAIR_BLOCK_ROWS)
+        block = [p[rows] for p in preds]
+        m = block[0].shape[0]
+        out = code[:m]
+        for c in range(n_clf):  # c's part of its codes, once per block
+            np.equal(y[rows], block[c], out=first[c, :m], casting="unsafe")
+            first[c, :m] *= 2 * v
+            first[c, :m] += block[c]
+            counts[c, c, : 3 * v] += np.bincount(first[c, :m], minlength=3 * v)
+            for d in range(c + 1, n_clf):
+                np.equal(block[c], block[d], out=out, casting="unsafe")
+                out *= v
+                out += first[c, :m]
+                counts[c, d] += np.bincount(out, minlength=4 * v)
+    # (agrees, c right): 0 0, 1 0, 0 1, 1 1, then the class predicted by c.
+    codes = counts.reshape(n_clf, n_clf, 4, v).astype(float)
+    diagonal = np.arange(n_clf)
+    own = codes[diagonal, diagonal]
+    pred, truth_pred = (own[:, 0] + own[:, 2]).T, own[:, 2].T
+    # Counted for c < d only: the other half by symmetry, c alone on the diagonal.
+    pred_pred = codes[:, :, 1] + codes[:, :, 3]
+    pred_pred = np.moveaxis(pred_pred + np.swapaxes(pred_pred, 0, 1), -1, 0)
+    truth_pred_pred = np.moveaxis(codes[:, :, 3] + np.swapaxes(codes[:, :, 3], 0, 1), -1, 0)
+    pred_pred[:, diagonal, diagonal] = pred
+    truth_pred_pred[:, diagonal, diagonal] = truth_pred
+    truth = np.bincount(y, minlength=v).astype(float)
+    return AgreementCounts(float(y.shape[0]), truth, pred, truth_pred, pred_pred, truth_pred_pred)
 
 
 # ---------------------------------------------------------------------------

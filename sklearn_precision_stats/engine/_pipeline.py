@@ -37,6 +37,7 @@ from ._accumulator import ComparisonCounts
 from ._codes import EncodedPredictions, encode_groups, encode_predictions, label_codes
 from ._counts import (
     TN,
+    _narrow_codes,
     agreement_from_joint_table,
     agreement_from_pairs,
     category_counts,
@@ -214,11 +215,14 @@ def paired_statistics(y, codes, n_values):
     if n_values ** (n_clf + 1) <= _MAX_TABLE_CELLS:
         values = np.arange(n_values)
         return statistics_of_table(joint_table(EncodedPredictions(y, codes, values, 0)))
+    # One pass narrows the codes (one byte each for up to 256 classes), which
+    # the counts then read in the cache and the records keep.
+    y, *codes = [_narrow_codes(a, n_values) for a in (y, *codes)]
     agreement = agreement_from_pairs(y, codes, n_values)
     return Statistics(
         category_counts(agreement),
         category_counts(agreement.pooled()),
-        StoredRecords.from_codes(y, codes, n_values),
+        StoredRecords.from_codes(y, codes, n_values, copy=False),
     )
 
 

@@ -281,12 +281,18 @@ class StoredRecords:
         return cls("cells", arrays, table.shape[0], table.ndim - 1)
 
     @classmethod
-    def from_codes(cls, y, preds, n_values):
-        """From label codes of one row per record."""
+    def from_codes(cls, y, preds, n_values, copy=True):
+        """From label codes of one row per record.
+
+        With `copy` False the arrays are the caller's to give away: those
+        already in the smallest unsigned type are kept as they are.
+        """
         dtype = _smallest_uint(n_values - 1)
-        arrays = {"y": np.asarray(y).astype(dtype)}
-        arrays.update({f"pred{c}": np.asarray(p).astype(dtype) for c, p in enumerate(preds)})
-        return cls("codes", arrays, n_values, len(preds))
+        arrays = {"y": np.asarray(y).astype(dtype, copy=copy)}
+        arrays.update(
+            {f"pred{c}": np.asarray(p).astype(dtype, copy=copy) for c, p in enumerate(preds)}
+        )
+        return cls("codes", arrays, n_values, len(preds), copy=False)
 
     @classmethod
     def from_keys(cls, key_record, key_class, x, record_rows, n_values, copy=True):
