@@ -40,7 +40,7 @@ from ._labels import StreamingLabelEncoder
 from ._tables import _MAX_JOINT_CELLS, integer_joint_table, joint_table
 from ._units import StoredRecords
 
-__all__ = ["ComparisonCounts"]
+__all__ = ["ComparisonCounts", "counts_in_place_of_arrays"]
 
 # Integer labels 0..K-1 are counted in a joint table over the labels
 # themselves, of at most this many cells.
@@ -666,6 +666,27 @@ class ComparisonCounts:
             "<table style='width:auto'><tr><th>classifier</th><th>rows right</th>"
             f"<th>accuracy</th></tr>{right}</table></div>"
         )
+
+
+def counts_in_place_of_arrays(y_true: Any, y_preds: Any, groups: Any) -> ComparisonCounts | None:
+    """The ComparisonCounts passed as `y_true`, or None when arrays are passed.
+
+    Raises when the arguments mix the two forms: counts with `y_preds` or
+    `groups`, or arrays without `y_preds`.
+    """
+    if isinstance(y_true, ComparisonCounts):
+        if y_preds is not None or groups is not None:
+            raise ValueError(
+                "y_preds and groups must be None when y_true is a ComparisonCounts: "
+                "the counts already hold the predictions and the records."
+            )
+        return y_true
+    if y_preds is None:
+        raise ValueError(
+            "y_preds is required: a dict mapping classifier name to predicted labels "
+            "(or pass a ComparisonCounts as y_true)."
+        )
+    return None
 
 
 # ---------------------------------------------------------------- helpers

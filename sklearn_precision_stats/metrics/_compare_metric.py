@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from ..engine._accumulator import ComparisonCounts
+from ..engine._accumulator import ComparisonCounts, counts_in_place_of_arrays
 from ..exceptions import UndefinedStatisticWarning
 from ..results._metric_comparison import MetricComparison
 from ..utils._random_state import check_random_state_any
@@ -226,20 +226,11 @@ def compare_metric(
     >>> compare_metric(y, {"a": a, "b": b}, metric="mcc").table.loc[0, "class"]
     'all'
     """
-    if isinstance(y_true, ComparisonCounts):
-        if y_preds is not None or groups is not None:
-            raise ValueError(
-                "y_preds and groups must be None when y_true is a ComparisonCounts: "
-                "the counts already hold the predictions and the records."
-            )
-        names = list(y_true.classifiers)
+    counts = counts_in_place_of_arrays(y_true, y_preds, groups)
+    if counts is not None:
+        names = list(counts.classifiers)
         names = [names[i] for i in reference_order(names, reference)]
-        units = units_from_counts(y_true, names)
-    elif y_preds is None:
-        raise ValueError(
-            "y_preds is required: a dict mapping classifier name to predicted labels "
-            "(or pass a ComparisonCounts as y_true)."
-        )
+        units = units_from_counts(counts, names)
     elif is_indicator_matrix(y_true):
         _check_aligned_indexes(y_true=y_true, groups=groups)
         y, names, preds = check_multilabel(y_true, y_preds, reference)

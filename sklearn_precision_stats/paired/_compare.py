@@ -13,7 +13,7 @@ from numbers import Real
 import numpy as np
 
 from .._typing import ArrayLike, Predictions
-from ..engine._accumulator import ComparisonCounts
+from ..engine._accumulator import ComparisonCounts, counts_in_place_of_arrays
 from ..engine._bias_reduced import bias_reduced_meat
 from ..engine._dask import counts_from_dask, is_dask_collection
 from ..engine._diagnostics import diagnose
@@ -462,16 +462,10 @@ def _compare(
             stacklevel, cov_type, _compare,
         )  # fmt: skip
     role = get_role(metric)
-    if isinstance(y_true, ComparisonCounts) or is_dask_collection(y_true):
-        if isinstance(y_true, ComparisonCounts):
-            if y_preds is not None or groups is not None:
-                raise ValueError(
-                    "y_preds and groups must be None when y_true is a ComparisonCounts: "
-                    "the counts already hold the predictions and the records."
-                )
-            counts = y_true
-        else:
-            counts = counts_from_dask(y_true, y_preds, groups=groups)
+    counts = counts_in_place_of_arrays(y_true, y_preds, groups)
+    if counts is None and is_dask_collection(y_true):
+        counts = counts_from_dask(y_true, y_preds, groups=groups)
+    if counts is not None:
         return comparison_from_counts(
             counts,
             metric,
@@ -480,11 +474,6 @@ def _compare(
             confidence_level=confidence_level,
             stacklevel=stacklevel,
             cov_type=cov_type,
-        )
-    if y_preds is None:
-        raise ValueError(
-            "y_preds is required: a dict mapping classifier name to predicted labels "
-            "(or pass a ComparisonCounts as y_true)."
         )
     _check_aligned_indexes(y_true=y_true, groups=groups)
     # The engine's label encoder finds missing labels among objects and
