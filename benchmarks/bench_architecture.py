@@ -35,7 +35,7 @@ from bench_engine import (
 )
 
 from sklearn_precision_stats import compare_precision
-from sklearn_precision_stats.engine import _labels, _pipeline, _row_pairs
+from sklearn_precision_stats.engine import _labels, _pipeline
 from sklearn_precision_stats.engine._accumulator import ComparisonCounts
 
 N_CLASSES = 10
@@ -194,23 +194,6 @@ def special_paths(n, repeat=3):
             "clustered rows by pairs of rows (_row_pairs) vs per (record, class) keys",
             lambda: compare_precision(y, {"a": a, "b": b}, groups=groups),
             without_pairs,
-        )
-        in_order = np.arange(n) // 2
-
-        def without_order():
-            original = _row_pairs.records_in_order
-            _row_pairs.records_in_order = lambda groups: None
-            _pipeline.records_in_order = _row_pairs.records_in_order
-            try:
-                return compare_precision(y, {"a": a, "b": b}, groups=in_order)
-            finally:
-                _row_pairs.records_in_order = original
-                _pipeline.records_in_order = original
-
-        timed(
-            "record ids in order: codes row // m (records_in_order) vs encoded",
-            lambda: compare_precision(y, {"a": a, "b": b}, groups=in_order),
-            without_order,
         )
     print(f"[4] special paths at {n:.0e} rows: special vs general path (gain)")
     for label, t_special, t_general in rows:

@@ -1,9 +1,9 @@
 """Clustered statistics from pairs of rows, against a per-record brute force.
 
-Records whose rows are contiguous and few cells take the pair path; every
-sum it gives must equal, to the last bit, the per-record brute force and
-the general (record, class) path, and a comparison must not depend on
-which path counted it.
+Records of a few rows and few cells take the pair path, in any order of the
+rows; every sum it gives must equal, to the last bit, the per-record brute
+force and the general (record, class) path, and a comparison must not
+depend on which path counted it nor on the order of the rows.
 """
 
 import warnings
@@ -50,7 +50,7 @@ def _runs(draw):
 @given(_runs())
 def test_pair_sums_equal_the_brute_force_and_the_general_path(case):
     y, preds, records, n_records, n_values = case
-    out = _row_pairs.pair_statistics(_encoded(y, preds, n_values), records, n_records)
+    out = _row_pairs.pair_statistics(_encoded(y, preds, n_values), records)
     most = np.bincount(records).max()
     if not _row_pairs._few_pairs(most, n_records, records.shape[0]):
         assert out is None  # a large record among small ones: the general path
@@ -79,7 +79,7 @@ def test_raw_integer_labels_with_an_offset_and_wrap_around():
     records = np.repeat(np.arange(50), 3)
     raw = [rng.integers(-7, -4, 150).astype(np.int8) for _ in range(3)]  # labels -7..-5
     codes = [r.astype(np.intp) + 7 for r in raw]
-    fast = _row_pairs.pair_statistics(_encoded(raw[0], raw[1:], 3, offset=-7), records, 50)
+    fast = _row_pairs.pair_statistics(_encoded(raw[0], raw[1:], 3, offset=-7), records)
     general = clustered_statistics(codes[0], codes[1:], records, 50, 3)
     for a, b in zip(fast[0], general[0], strict=True):
         np.testing.assert_array_equal(a, b)
@@ -90,16 +90,16 @@ def test_declines_what_it_does_not_count():
     y, a, b = (rng.integers(0, 3, 40) for _ in range(3))
     encoded = _encoded(y, [a, b], 3)
     many = _encoded(y % 3, [a, b, a, b, a, b, a], 3)  # 3**8 cells
-    assert _row_pairs.pair_statistics(many, np.repeat(np.arange(20), 2), 20) is None
+    assert _row_pairs.pair_statistics(many, np.repeat(np.arange(20), 2)) is None
     big = np.zeros(40, dtype=np.intp)  # one record of 40 rows: 780 pairs of slots
-    assert _row_pairs.pair_statistics(encoded, big, 1) is None
+    assert _row_pairs.pair_statistics(encoded, big) is None
 
 
 def test_slots_give_the_units_of_the_keys():
     rng = np.random.default_rng(2)
     records = np.repeat(rng.permutation(30), 2)
     y, a, b = (rng.integers(0, 4, 60) for _ in range(3))
-    _, _, slots = _row_pairs.pair_statistics(_encoded(y, [a, b], 4), records, 30)
+    _, _, slots = _row_pairs.pair_statistics(_encoded(y, [a, b], 4), records)
     stored = StoredRecords.from_slots(slots, 4, 2)
     *_, keys = clustered_statistics(y, [a, b], records, 30, 4, return_keys=True)
     x, key_class, key_record, rows = keys
@@ -175,7 +175,7 @@ def test_stacked_repeats_of_the_records(layout):
     if layout != "repeats":
         records[[3, 60]] = records[[60, 3]]  # two blocks each miss a record
     y, a, b = (rng.integers(0, 3, records.shape[0]) for _ in range(3))
-    categories, pooled, _ = _row_pairs.pair_statistics(_encoded(y, [a, b], 3), records, n_records)
+    categories, pooled, _ = _row_pairs.pair_statistics(_encoded(y, [a, b], 3), records)
     general = clustered_statistics(y, [a, b], records, n_records, 3)
     for ours, theirs in zip((categories, pooled), general, strict=True):
         for x, z in zip(ours, theirs, strict=True):
@@ -183,35 +183,48 @@ def test_stacked_repeats_of_the_records(layout):
 
 
 @pytest.mark.parametrize(
-    "groups, expected",
-    [
-        (np.repeat(np.arange(5) * 3 - 4, 2), 2),
-        (np.repeat(np.arange(4), 3).astype(np.uint8), 3),
-        (np.repeat(np.arange(5)[::-1], 2), None),  # decreasing ids: codes are not row // m
-        (np.array([1, 1, 2, 2, 1, 1]), None),  # a record in two runs
-        (np.array([1, 1, 2, 2, 2, 3]), None),  # records of different sizes
-        (np.zeros(6, dtype=int), None),  # one record
-        (np.repeat(np.arange(3), 2).astype(float), None),  # not integer ids
-    ],
+    "kind",
+    ["negative", "near the top of uint64", "int64 ends", "sparse", "str", "float"],
 )
-def test_records_in_order(groups, expected):
-    assert _row_pairs.records_in_order(groups) == expected
+@pytest.mark.parametrize("layout", ["contiguous", "stacked", "shuffled", "uneven"])
+def test_slots_of_any_ids_in_any_order(kind, layout):
+    # Record r's id is ids[r] (increasing), so the slots' records are in
+    # order of r whatever the kind of id; each record's cells are sorted.
+    rng = np.random.default_rng(6)
+    n_records = 40
+    ids = {
+        "negative": np.arange(n_records) * 3 - 50,
+        "near the top of uint64": np.arange(n_records, dtype=np.uint64) + np.uint64(2**64 - 100),
+        "int64 ends": np.linspace(-(2**62), 2**62, n_records).astype(np.int64),
+        "sparse": np.arange(n_records) * 10**9,
+        "str": np.array([f"id{r:03d}" for r in range(n_records)]),
+        "float": np.arange(n_records) / 4 - 1.5,
+    }[kind]
+    sizes = rng.integers(1, 4, n_records) if layout == "uneven" else np.full(n_records, 3)
+    record = np.repeat(np.arange(n_records), sizes)
+    if layout == "stacked":
+        record = np.concatenate([rng.permutation(n_records) for _ in range(3)])
+    elif layout in ("shuffled", "uneven"):
+        record = rng.permutation(record)
+    y, a, b = (rng.integers(0, 3, record.shape[0]) for _ in range(3))
+    encoded = _encoded(y, [a, b], 3)
+    slots = _row_pairs.record_slots(*_row_pairs.record_keys(encoded, ids[record]), 27)
+    cells = (y * 3 + a) * 3 + b
+    expected = np.full((n_records, sizes.max()), 27)
+    for r in range(n_records):
+        own = np.sort(cells[record == r])
+        expected[r, : own.shape[0]] = own
+    np.testing.assert_array_equal(slots, expected)
 
 
-def test_records_in_order_give_the_codes_of_the_encoder():
-    from sklearn_precision_stats.engine._codes import encode_groups
-
-    groups = np.repeat(np.arange(40_000) * 2 + 7, 3)  # blocks of records overlap
-    m = _row_pairs.records_in_order(groups)
-    codes, n_records = encode_groups(groups)
-    np.testing.assert_array_equal(codes, np.arange(groups.shape[0]) // m)
-    assert n_records == groups.shape[0] // m
-    broken = groups.copy()
-    broken[3 * 30_000] = broken[3 * 30_000 - 1]  # a record's first row joins the previous
-    assert _row_pairs.records_in_order(broken) is None
+def test_a_record_of_many_rows_among_records_of_one():
+    # Its pairs of slots would be many passes over the rows: the general path.
+    records = np.concatenate([np.zeros(12, dtype=np.intp), np.arange(1, 41)])
+    y = np.zeros(52, dtype=np.intp)
+    assert _row_pairs.pair_statistics(_encoded(y, [y, y], 2), records) is None
 
 
-def test_statsmodels_engine_with_records_in_order():
+def test_statsmodels_engine_with_contiguous_records():
     rng = np.random.default_rng(5)
     groups = np.repeat(np.arange(60), 2)
     y, a, b = (rng.integers(0, 2, 120) for _ in range(3))

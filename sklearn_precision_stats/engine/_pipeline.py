@@ -44,7 +44,7 @@ from ._counts import (
     clustered_statistics,
 )
 from ._roles import get_role
-from ._row_pairs import pair_statistics, records_in_order
+from ._row_pairs import pair_statistics
 from ._tables import (
     _MAX_TABLE_CELLS,
     categorical_joint_table,
@@ -140,20 +140,17 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_row
     else:
         encoded = encode_predictions(y_true, preds, names)
         values, table = encoded.values, None
-    record_codes, n_records = None, n_rows
-    if groups is not None:
-        record_codes, n_records = record_layout(groups)
     # Step 2: codes to sufficient statistics, by layout.
-    rows = None
-    if n_records < n_rows:
-        stats, rows = clustered_statistics_of(encoded, record_codes, n_records, keep_rows)
+    stats, n_records, rows = None, n_rows, None
+    if groups is not None:
+        stats, n_records, rows = clustered_statistics_of(encoded, groups, keep_rows)
     elif table is not None:
         stats = statistics_of_table(table)
-    else:
+    if stats is None:  # one row per record, from the codes
         y, codes = codes_of(encoded)
         stats = paired_statistics(y, codes, len(values))
-        if keep_rows:
-            rows = EncodedPredictions(y, codes, values, 0), record_codes
+        if keep_rows and rows is None:
+            rows = EncodedPredictions(y, codes, values, 0), None
     # Step 3: the role's sums over the reported classes.
     categories, pooled, records = stats
     # A class is present when some row is of it or predicted as it: some
@@ -179,12 +176,6 @@ def fused_joint_table(arrays, names=None):
         table, values = fused
         return values, table
     return None
-
-
-def record_layout(groups):
-    """Record codes (None when the records come in order, m rows each) and their number."""
-    m = records_in_order(groups)
-    return (None, groups.shape[0] // m) if m else encode_groups(groups)
 
 
 def codes_of(encoded):
@@ -226,32 +217,36 @@ def paired_statistics(y, codes, n_values):
     )
 
 
-def clustered_statistics_of(encoded, record_codes, n_records, keep_rows=False):
-    """:class:`Statistics` of several rows per record, and the rows if kept.
+def clustered_statistics_of(encoded, groups, keep_rows=False):
+    """:class:`Statistics` of rows grouped by record, the number of records, the rows if kept.
 
     Records of a few rows and few cells: sums over pairs of a record's rows
     (:func:`._row_pairs.pair_statistics`); otherwise per (record, class)
-    sums (:func:`._counts.clustered_statistics`).
+    sums (:func:`._counts.clustered_statistics`). The statistics are None
+    when every record has one row: the paired path counts them.
     """
     n_rows, n_values, n_clf = encoded.y_true.shape[0], len(encoded.values), len(encoded.preds)
-    by_pairs = pair_statistics(encoded, record_codes, n_records)
-    if record_codes is None and (by_pairs is None or keep_rows):
-        record_codes = np.repeat(np.arange(n_records), n_rows // n_records)
-    y = codes = None
+    by_pairs = pair_statistics(encoded, groups)
+    record_codes = y = codes = rows = None
     if by_pairs is None or keep_rows:
+        record_codes, n_records = encode_groups(groups)
         y, codes = codes_of(encoded)
-    rows = (EncodedPredictions(y, codes, encoded.values, 0), record_codes) if keep_rows else None
+    else:
+        n_records = by_pairs[2].shape[0]
+    if keep_rows:
+        rows = EncodedPredictions(y, codes, encoded.values, 0), record_codes
+    if n_records == n_rows:
+        return None, n_records, rows
     if by_pairs is not None:
         categories, pooled, slots = by_pairs
-        return Statistics(
-            categories, pooled, StoredRecords.from_slots(slots, n_values, n_clf)
-        ), rows
+        records = StoredRecords.from_slots(slots, n_values, n_clf)
+        return Statistics(categories, pooled, records), n_records, rows
     categories, pooled, keys = clustered_statistics(
         y, codes, record_codes, n_records, n_values, return_keys=True
     )
     x, key_class, key_record, record_rows = keys
     records = StoredRecords.from_keys(key_record, key_class, x, record_rows, n_values, copy=False)
-    return Statistics(categories, pooled, records), rows
+    return Statistics(categories, pooled, records), n_records, rows
 
 
 def reported_counts(role, categories, pooled, values, present, labels):

@@ -10,18 +10,15 @@ therefore hold every statistic: the rows per cell, and the ordered pairs
 of rows of one record per pair of cells.
 
 With few cells and records of a few rows, each record's rows are laid
-side by side in *slots* (:func:`record_slots`) and both tables are
-bincounts: a few passes over the rows with no grouping by (record, class).
-The slots are a reshape of the rows when the records come in order with
-the same rows each (predictions stored record by record, e.g. test-time
-augmentation); in any other order (stacked repeats of cross-validation,
-shuffled rows) one sort of packed (record, cell) keys brings each record's
-rows together. Many cells (classes and classifiers) or large records take
-the general path.
+side by side in *slots* (:func:`record_slots`, one sort of the rows by
+record, whatever their order) and both tables are bincounts: a few passes
+over the rows with no grouping by (record, class). Many cells (classes and
+classifiers) or large records take the general path.
 """
 
 import numpy as np
 
+from ._codes import encode_groups
 from ._counts import (
     FN,
     FP,
@@ -39,107 +36,113 @@ _MAX_CELLS = 2**11
 # Pairs of slots times records, in rows: records with many rows (each slot
 # pair is one pass over the records) take the general path.
 _MAX_PAIR_ROWS = 4
+# Rows per record at most on this path (what _MAX_PAIR_ROWS allows).
+_MAX_SLOTS = 2 * _MAX_PAIR_ROWS + 1
+# Rows per block of :func:`record_keys`.
+_BLOCK_ROWS = 2**16
 
 
-def cell_codes(encoded):
-    """Each row's cell, ``((y * V + p_1) * V + ...) * V + p_C``, as uint16.
+def record_keys(encoded, groups):
+    """Each row's ``(record, cell) = (id - smallest id) << bits | cell``, packed.
 
-    From the codes plus offset of an :class:`._counts.EncodedPredictions`
-    (raw integer labels are not copied to codes first): the arithmetic
-    wraps around modulo 2**16, which is exact since every cell is below
-    ``_MAX_CELLS``.
+    The cell is ``((y * V + p_1) * V + ...) * V + p_C`` of the codes plus
+    offset of an :class:`._codes.EncodedPredictions` (raw integer labels
+    are not copied to codes first): the arithmetic wraps around modulo the
+    key's width, which is exact since every cell and key fits. Integer
+    ids are packed as they are, other ids by their codes
+    (:func:`._codes.encode_groups`). The keys are computed in blocks of
+    rows that stay in the cache: one read of every input.
+
+    Returns
+    -------
+    keys : ndarray of uint32 or uint64, shape (n_rows,)
+    bits : int
+        Bits of the cell.
     """
     n_values = len(encoded.values)
-    cells = encoded.y_true.astype(np.uint16)
-    for p in encoded.preds:
-        cells *= np.uint16(n_values)
-        np.add(cells, p, out=cells, casting="unsafe")
-    if encoded.offset:
-        shift = encoded.offset * sum(n_values**j for j in range(1 + len(encoded.preds)))
-        cells -= np.uint16(shift % 2**16)
-    return cells
+    labels = [encoded.y_true, *encoded.preds]
+    n_cells = n_values ** len(labels)
+    bits = n_cells.bit_length()
+    lo = span = None
+    if groups.dtype.kind in "iu":
+        lo, hi = int(groups.min()), int(groups.max())
+        span = hi - lo + 1
+    if span is None or span << bits > 2**64:
+        groups, span = encode_groups(groups)
+        lo = 0
+    key_type = np.uint32 if span << bits <= 2**32 else np.uint64
+    bound = 2 ** (8 * np.dtype(key_type).itemsize)
+    lo = key_type(lo % bound)
+    shift = key_type(encoded.offset * sum(n_values**j for j in range(len(labels))) % bound)
+    keys = np.empty(groups.shape[0], dtype=key_type)
+    cell = np.empty(min(_BLOCK_ROWS, groups.shape[0]), dtype=key_type)
+    label = np.empty_like(cell)
+    for start in range(0, groups.shape[0], _BLOCK_ROWS):
+        rows = slice(start, start + _BLOCK_ROWS)
+        out = keys[rows]
+        part, code = cell[: out.shape[0]], label[: out.shape[0]]
+        out[...] = groups[rows]  # cast modulo the key's width, as is the rest
+        out -= lo
+        out <<= key_type(bits)
+        part[...] = labels[0][rows]
+        for a in labels[1:]:
+            part *= key_type(n_values)
+            code[...] = a[rows]
+            part += code
+        part -= shift
+        out |= part
+    return keys, bits
 
 
-def records_in_order(groups):
-    """Rows per record when the records come one after another in increasing id order.
-
-    Every record must have the same number ``m`` of rows, together: the
-    ids are then ``m`` copies of an increasing sequence, and the record
-    codes (ranks of the ids) are ``row // m`` without encoding the ids.
-    Integer ids only; None for any other layout (or ``m`` of more than a
-    few thousand rows, which the pair path does not take anyway).
-    """
-    # A special path: 1.6x faster than encoding the ids and sorting the
-    # rows at 10^7 rows of 5 per record, which is what keeps contiguous
-    # records within 5x of the paired path (benchmarks/bench_architecture.py).
-    n = groups.shape[0]
-    if groups.dtype.kind not in "iu" or n < 2:
-        return None
-    changes = np.flatnonzero(groups[: min(n, 4096)] != groups[0])
-    if not changes.shape[0] or n % changes[0]:
-        return None
-    m = int(changes[0])
-    step = max(1, 2**16 // m)  # records per block, so the blocks stay in cache
-    runs = groups.reshape(-1, m)
-    for start in range(0, runs.shape[0], step):
-        block = runs[start : start + step + 1]  # one record more: the next first id
-        if not (block == block[:, :1]).all() or not (block[1:, 0] > block[:-1, 0]).all():
-            return None
-    return m
-
-
-def record_slots(cells, record_codes, n_records, fill):
-    """The cells of each record's rows side by side.
+def record_slots(keys, bits, fill):
+    """The cells of each record's rows side by side, records in sorted order of their ids.
 
     Parameters
     ----------
-    cells : ndarray of shape (n_rows,)
-    record_codes : ndarray of int, shape (n_rows,), or None
-        Record code ``0..n_records - 1`` of each row; every code has rows.
-        None when the records come in order with the same rows each
-        (:func:`records_in_order`).
-    n_records : int
+    keys : ndarray of unsigned int, shape (n_rows,)
+        Packed ``(record, cell)`` (:func:`record_keys`), sorted in place.
+    bits : int
     fill : int
         The cell of an empty slot (a record with fewer rows than the most).
 
     Returns
     -------
-    slots : ndarray of shape (n_records, m), or None
-        Row ``r`` holds the cells of record ``r``'s rows, then `fill`. None
-        when the pairs of slots would cost more than a few passes over the
-        rows.
+    slots : ndarray of uint16, shape (n_records, m), or None
+        Row ``r`` holds the cells of the ``r``-th record's rows (in
+        increasing order), then `fill`; each slot (column) is contiguous.
+        None when the pairs of slots would cost more than a few passes over
+        the rows.
     """
-    n = cells.shape[0]
-    m = n // n_records
-    # `cells` is the caller's own new array: its views are kept, not copied.
-    # Codes 0, 1, ... in order, m rows each, are exactly the ids that
-    # records_in_order accepts (n_records increasing codes below n_records).
-    if m * n_records == n and (record_codes is None or records_in_order(record_codes) == m):
-        return cells.reshape(n_records, m) if _few_pairs(m, n_records, n) else None
-    # Any other order (stacked repeats, shuffled rows, runs out of order):
-    # one sort of (record, cell) keys packed in an unsigned integer puts
-    # each record's rows together. The order of a record's rows does not
-    # matter to the sums over its pairs, and NumPy sorts such keys with
-    # vectorised code (10^7 keys of 32 bits in about 0.1 s).
-    bits = int(fill).bit_length()
-    key_type = np.uint32 if (n_records << bits) <= 2**32 else np.uint64
-    keys = record_codes.astype(key_type)
-    keys <<= key_type(bits)
-    np.bitwise_or(keys, cells, out=keys, casting="unsafe")
+    # One sort of the packed keys puts each record's rows together whatever
+    # the order of the rows (stacked repeats, shuffled rows, contiguous
+    # records): NumPy sorts them with vectorised code (10^7 keys of 32 bits
+    # in about 50 ms).
     keys.sort()
-    record = keys >> key_type(bits)
+    n, key_type = keys.shape[0], keys.dtype.type
+    bits, mask = key_type(bits), key_type((1 << bits) - 1)
+    # Records of m rows each, m read off the first record: then the first
+    # and the last of every m keys are of one record, and of a new one.
+    head = keys[: _MAX_SLOTS + 1] >> bits
+    m = int(np.argmax(head != head[0])) or head.shape[0]
+    if n % m == 0:
+        first, last = keys[::m] >> bits, keys[m - 1 :: m] >> bits
+        if (first == last).all() and (first[1:] > last[:-1]).all():
+            if not _few_pairs(m, n // m, n):
+                return None
+            slots = np.empty((m, n // m), dtype=np.uint16)
+            np.bitwise_and(keys.reshape(-1, m).T, mask, out=slots, casting="unsafe")
+            return slots.T
+    # Records of different sizes: the empty slots are filled.
+    record = keys >> bits
     starts = np.flatnonzero(np.concatenate([[True], record[1:] != record[:-1]]))
     lengths = np.diff(np.append(starts, n))
-    m = int(lengths.max())
+    m, n_records = int(lengths.max()), starts.shape[0]
     if not _few_pairs(m, n_records, n):
         return None
-    ordered = np.bitwise_and(keys, key_type((1 << bits) - 1), out=keys).astype(cells.dtype)
-    if lengths.min() == m:
-        return ordered.reshape(n_records, m)
-    slots = np.full((n_records, m), fill, dtype=cells.dtype)
-    record = record.astype(np.intp)
-    slots[record, np.arange(n) - starts[record]] = ordered
-    return slots
+    slots = np.full((m, n_records), fill, dtype=np.uint16)
+    record = np.repeat(np.arange(n_records), lengths)
+    slots[np.arange(n) - starts[record], record] = keys & mask
+    return slots.T
 
 
 def _few_pairs(m, n_records, n):
@@ -209,16 +212,15 @@ def pooled_features(n_values, n_clf):
     return features
 
 
-def pair_statistics(encoded, record_codes, n_records):
+def pair_statistics(encoded, groups):
     """The category counts of :func:`._counts.clustered_statistics`, from pairs of rows.
 
     Parameters
     ----------
     encoded : EncodedPredictions
         The labels (codes plus an offset).
-    record_codes : ndarray of int, shape (n_rows,), or None
-        As in :func:`record_slots`.
-    n_records : int
+    groups : ndarray of shape (n_rows,)
+        Record ids.
 
     Returns
     -------
@@ -226,24 +228,31 @@ def pair_statistics(encoded, record_codes, n_records):
     slots : ndarray of shape (n_records, m)
         Each record's cells (:func:`record_slots`; ``n_cells`` fills).
 
-    None when the cells are too many or the records' rows are not
-    contiguous: the general path then counts them.
+    None when the cells are too many or the records too large: the general
+    path then counts them.
     """
     n_values, n_clf = len(encoded.values), len(encoded.preds)
     n_cells = n_values ** (n_clf + 1)
     if n_cells > _MAX_CELLS or not encoded.y_true.shape[0]:
         return None
-    cells = cell_codes(encoded)
-    slots = record_slots(cells, record_codes, n_records, n_cells)
+    slots = record_slots(*record_keys(encoded, groups), n_cells)
     if slots is None:
         return None
     rows, pairs = (a.astype(float) for a in pair_table(slots, n_cells))
     # Sums over records of products of sums over rows: the pair table
     # between the features of the two rows (exact: integers below 2**53).
+    # On the cells that do not touch class k a row's only feature is its
+    # row, so k's Gram matrix reads the pairs of the cells that do, and the
+    # pairs of each cell with any row.
     features = cell_features(n_values, n_clf)
     sums = np.einsum("z,zkf->kf", rows, features)
-    paired = (pairs @ features.reshape(n_cells, -1)).reshape(features.shape)
-    gram = np.einsum("zkf,zkg->kfg", features, paired)
+    with_any = pairs.sum(axis=0)
+    gram = np.empty(features.shape[1:] + features.shape[2:])
+    for k in range(n_values):
+        touched = np.flatnonzero(features[:, k, 1:].any(axis=1))
+        f = features[touched, k]
+        gram[k] = f.T @ pairs[np.ix_(touched, touched)] @ f
+        gram[k, 0] = gram[k, :, 0] = with_any @ features[:, k]
     categories = _categories_from_moments(sums, gram, _key_feature_map(n_clf), n_clf)
     pooled = pooled_features(n_values, n_clf)
     pooled = _pooled_from_moments(pooled.T @ rows, pooled.T @ pairs @ pooled, n_clf)
