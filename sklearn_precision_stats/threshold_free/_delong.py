@@ -215,6 +215,12 @@ def _table_rows(problem, average, groups):
     yield average, auc, cov, reason
 
 
+def _label_name(label, average, problem):
+    if average is not None and not problem.binary:
+        return f"the {average} average"
+    return f"class {_class_name(label)}"
+
+
 def _run_delong(problem, average, groups, level):
     n_clf = len(problem.names)
     rows = list(_table_rows(problem, average, groups))
@@ -281,9 +287,3 @@ def _run_delong(problem, average, groups, level):
         diff_pvalue=pvalue,
         omnibus=omnibus,
     )
-
-
-def _label_name(label, average, problem):
-    if average is not None and not problem.binary:
-        return f"the {average} average"
-    return f"class {_class_name(label)}"
