@@ -42,8 +42,9 @@ A weighted mean of the classes' AUCs ``sum_k w_k A_k`` (macro: ``w_k =
 1/K``; weighted: ``w_k`` proportional to the class's positive rows) has
 the covariance ``sum_kl w_k w_l cov(A_k, A_l)``, which is the form above
 with ``u_i = sum_k w_k u_ki`` plus each class's extra terms times
-``w_k^2``; every term is a sum of squares, so the matrix is positive
-semi-definite. The micro average is the AUC of the flattened (row, class)
+``w_k^2``. Each term is a Gram matrix times a factor that is not
+negative (``c(I10) >= c(I)`` since ``I10 <= I``), so the covariance is
+positive semi-definite. The micro average is the AUC of the flattened (row, class)
 entries, whose rows are clustered by record: the clustered covariance with
 the records (or groups) as clusters.
 """
