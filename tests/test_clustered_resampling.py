@@ -24,7 +24,7 @@ from sklearn_precision_stats import (
 )
 from sklearn_precision_stats.across_classes import _global_null as gn
 from sklearn_precision_stats.engine import _units
-from sklearn_precision_stats.engine._units import Grouping, resampled_group_sums
+from sklearn_precision_stats.engine._units import KeyGroups, resampled_group_sums
 
 from .conftest import make_correlated_predictions
 
@@ -45,19 +45,17 @@ def _stacked(n_records, repeats, n_classes=4, seed=0):
     return y, {"ref": a, "b": b}, groups
 
 
-def _record_weights(records, resampling, n_resamples, seed):
-    """The weights themselves: every record its own group, features one-hot."""
-    n_records = records.n_records
-
-    def codes(block):
-        first = np.ones(block.key_record.shape[0], dtype=bool)
-        first[1:] = block.key_record[1:] != block.key_record[:-1]
-        keys = np.flatnonzero(first)
-        return keys, block.start + block.key_record[keys]
-
-    grouping = Grouping([n_records], codes, lambda c: np.eye(n_records)[c])
+def _record_weights(n_records, resampling, n_resamples, seed):
+    """The weights themselves: every record one key of its own group, features one-hot."""
+    groups = KeyGroups(
+        np.arange(n_records + 1),
+        np.arange(n_records, dtype=np.int32),
+        np.zeros(n_records, dtype=np.intp),
+        np.eye(n_records),
+        1,
+    )
     rng = np.random.default_rng(seed)
-    return resampled_group_sums(records, grouping, n_records, resampling, n_resamples, rng)
+    return resampled_group_sums(groups, resampling, n_resamples, rng)[:, 0]
 
 
 @pytest.fixture
@@ -67,24 +65,19 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(_units, "BLOCK_RESAMPLES", 48)
 
 
-@pytest.mark.parametrize("layout", ["slots", "keys"])
-def test_weights_have_the_resampling_distributions(layout, small_blocks, monkeypatch):
-    y, preds, groups = _stacked(300, 3)
-    if layout == "keys":
-        from sklearn_precision_stats.engine import _row_pairs
-
-        monkeypatch.setattr(_row_pairs, "_MAX_CELLS", 0)
-    records = _quiet(compare_precision, y, preds, groups=groups)._data.records
-    assert records._kind == layout
+@pytest.mark.parametrize("many_groups", [False, True])
+def test_weights_have_the_resampling_distributions(many_groups, small_blocks, monkeypatch):
+    if many_groups:
+        monkeypatch.setattr(_units, "_MAX_GROUPS", 1)  # each block's groups on their own
     n, n_resamples = 300, 2000
     # Permutation: independent fair coins.
-    w = _record_weights(records, "permutation", n_resamples, seed=1)
+    w = _record_weights(n, "permutation", n_resamples, seed=1)
     assert set(np.unique(w)) == {0.0, 1.0}
     assert abs(w.mean() - 0.5) < 4 * np.sqrt(0.25 / w.size)
     corr = np.corrcoef(w[:, :50], rowvar=False)[np.triu_indices(50, 1)]
     assert np.abs(corr).max() < 5 / np.sqrt(n_resamples)
     # Bootstrap: n records drawn with replacement, uniformly.
-    w = _record_weights(records, "bootstrap", n_resamples, seed=2)
+    w = _record_weights(n, "bootstrap", n_resamples, seed=2)
     np.testing.assert_array_equal(w.sum(axis=1), n)
     assert np.all(w >= 0) and np.all(w == np.round(w))
     assert abs(w.mean() - 1) < 1e-12
@@ -99,12 +92,10 @@ def test_weights_have_the_resampling_distributions(layout, small_blocks, monkeyp
 
 
 def test_weights_follow_the_random_state():
-    y, preds, groups = _stacked(200, 2)
-    records = _quiet(compare_precision, y, preds, groups=groups)._data.records
     for resampling in ("permutation", "bootstrap"):
-        a = _record_weights(records, resampling, 50, seed=3)
-        b = _record_weights(records, resampling, 50, seed=3)
-        c = _record_weights(records, resampling, 50, seed=4)
+        a = _record_weights(200, resampling, 50, seed=3)
+        b = _record_weights(200, resampling, 50, seed=3)
+        c = _record_weights(200, resampling, 50, seed=4)
         np.testing.assert_array_equal(a, b)
         assert not np.array_equal(a, c)
 
@@ -130,15 +121,23 @@ def _all_methods(result):
 @pytest.mark.parametrize(
     "setting",
     [
-        ("_MAX_TABLE_CODES", 0),  # group codes sorted block by block
-        ("_MAX_GROUPS", 1),  # groups turned into features after every block
-        ("_code_space", lambda radices: None),  # codes kept as rows of digits
-        ("packed_space", lambda base, n_classifiers: None),  # a digit per count
+        ("_MAX_TABLE_CODES", 0),  # codes looked up through np.unique and a dict
+        ("_MAX_GROUPS", 1),  # each block's groups summed on their own
+        # every digit in a word of its own: codes as rows of words
+        ("key_words", lambda n_keys, base, n_digits: [[j] for j in range(n_digits)]),
     ],
 )
-def test_every_grouping_path_gives_the_same_answers(compare, setting, small_blocks, monkeypatch):
+@pytest.mark.parametrize("layout", ["slots", "keys"])
+def test_every_grouping_path_gives_the_same_answers(
+    compare, setting, layout, small_blocks, monkeypatch
+):
+    if layout == "keys":
+        from sklearn_precision_stats.engine import _row_pairs
+
+        monkeypatch.setattr(_row_pairs, "_MAX_CELLS", 0)
     y, preds, groups = _stacked(400, 3, seed=1)
     result = _quiet(compare, y, preds, groups=groups)
+    assert result._data.records._kind == layout
     expected = _quiet(_all_methods, result)
     reduced = _quiet(compare, y, preds, groups=groups, cov_type="bias_reduced").table
     monkeypatch.setattr(_units, *setting)

@@ -29,13 +29,7 @@ from scipy import sparse, stats
 from .._typing import ArrayLike
 from ..engine._counts import TN, MarginalCounts
 from ..engine._marginal_model import pairwise_statistics
-from ..engine._units import (
-    group_codes,
-    group_digits,
-    packed_space,
-    resampled_group_sums,
-    unpack_counts,
-)
+from ..engine._units import ROWS, key_groups, resampled_group_sums
 from ..exceptions import UndefinedStatisticWarning
 from ..results._base import TestResult
 from ..results._registry import PVALUE_TESTS, TESTS, check_test
@@ -659,49 +653,33 @@ class _ClusteredPair:
     """Resampling the comparison of `other` with the reference over clustered records.
 
     A key's features depend only on its class and its record's counts of
-    the two categories for both classifiers (and, with true negatives, its
-    record's rows), so keys are grouped by these small integers
-    (:func:`..engine._units.resampled_group_sums`). Under a permutation a
-    swapped record adds the change that swapping its (reference, other)
-    counts makes, which is zero for keys where both classifiers agree;
-    the sums are the observed ones plus these changes. Under the bootstrap
-    each drawn record adds its own features.
+    the two categories for both classifiers (and, for the bootstrap with
+    true negatives, its record's rows), so keys are grouped by these
+    (:func:`..engine._units.key_groups`). Under a permutation a swapped
+    record adds the change that swapping its (reference, other) counts
+    makes, which is zero for keys where both classifiers agree; the sums
+    are the observed ones plus these changes. Under the bootstrap each
+    drawn record adds its own features.
     """
 
     clustered = True
     baseline = None  # the sums come with the untouched records' features
 
     def __init__(self, data, other, resampling):
-        self.records = data.records
-        self.role = data.role
-        self.other = other
+        role = data.role
         self.resampling = resampling
         self.n_classes = data.class_codes.shape[0]
-        self.n_records = data.records.n_records
-        self.lookup = np.full(data.records.n_values, -1, dtype=np.int64)
-        self.lookup[data.class_codes] = np.arange(self.n_classes)
-        self.base = data.records.max_rows + 1
-        self.row_baseline = _baseline(data.role) if resampling == "bootstrap" else None
-        # The digits of a code: class, then (success, failure) of the
-        # reference and of the other, then the rows (bootstrap with true
-        # negatives only).
-        n_digits = 4 + (self.row_baseline is not None)
-        self.radices = [self.n_classes] + [self.base] * n_digits
-        # Without true negatives a key's digits follow from its packed
-        # counts alone: when these are few, one lookup gives them all (and
-        # -1 for the keys a swap does not change).
-        self.of_packed = None
-        space = packed_space(self.base, 2)
-        no_tn = TN not in (data.role.success, data.role.failure)
-        if no_tn and space is not None and space <= 2**16:
-            x = unpack_counts(np.arange(space), self.base, 2)
-            u = x[..., [data.role.success, data.role.failure]]
-            code = np.zeros(space, dtype=np.int64)
-            for digit in u.reshape(space, 4).T:
-                code = code * self.base + digit
-            if resampling == "permutation":
-                code[(u[:, 0] == u[:, 1]).all(axis=1)] = -1
-            self.of_packed = code
+        self.row_baseline = _baseline(role) if resampling == "bootstrap" else None
+        with_rows = self.row_baseline is not None
+        digits = [(c, (u,)) for c in (0, other) for u in (role.success, role.failure)]
+        self.groups = key_groups(
+            data.records,
+            data.class_codes,
+            digits + [ROWS] * with_rows,
+            self.features,
+            _N_PAIR_FEATURES,
+            with_rows=with_rows,
+        )
         observed = data.counts.take_classifiers([0, other])
         self.observed = np.concatenate(
             [
@@ -711,72 +689,32 @@ class _ClusteredPair:
             axis=1,
         ).reshape(-1)
 
-    def codes(self, block):
-        packed = block.packed if self.of_packed is not None else None
-        if packed is not None:
-            k = self.lookup[block.key_class]
-            pair = self.of_packed[packed]
-            keys = np.flatnonzero((k >= 0) & (pair >= 0))
-            return keys, k[keys] * self.base**4 + pair[keys]
-        role, x = self.role, block.x
-        rows = None
-        if TN in (role.success, role.failure):
-            rows = block.record_rows[block.key_record].astype(np.int64)
-        # Success and failure counts of the reference and the other.
-        u = []
-        for c in (0, 1):
-            for category in (role.success, role.failure):
-                if category == TN:
-                    u.append(rows - x[:, c].sum(axis=-1, dtype=np.int64))
-                else:
-                    u.append(x[:, c, category])
-        k = self.lookup[block.key_class]
-        keep = k >= 0
-        if self.resampling == "permutation":
-            # Keys where both classifiers agree: a swap changes nothing.
-            keep &= (u[0] != u[2]) | (u[1] != u[3])
-        keys = np.flatnonzero(keep)
-        digits = [k[keys]] + [digit[keys] for digit in u]
-        if self.row_baseline is not None:
-            digits.append(rows[keys])
-        return keys, group_codes(digits, self.radices)
-
-    def features(self, codes):
-        digits = group_digits(codes, self.radices)
-        k, digits = digits[:, 0], digits[:, 1:].astype(float)
+    def features(self, k, digits):
+        digits = digits.astype(float)
         u = digits[:, :4].reshape(-1, 2, 2)
         if self.resampling == "permutation":
-            f = _pair_features(u[:, ::-1]) - _pair_features(u)
-        else:
-            f = _pair_features(u)
-            if self.row_baseline is not None:
-                rows = digits[:, 4:5]
-                f = f - rows * self.row_baseline[0] - rows**2 * self.row_baseline[1]
-        out = np.zeros((k.shape[0], self.n_classes, _N_PAIR_FEATURES))
-        out[np.arange(k.shape[0]), k] = f
-        return out.reshape(k.shape[0], -1)
+            return _pair_features(u[:, ::-1]) - _pair_features(u)
+        f = _pair_features(u)
+        if self.row_baseline is not None:
+            # Net of what the key's rows would add untouched (the baseline,
+            # which every record adds to every class); each record's own
+            # key carries its rows R (first digit) and R**2.
+            rows = digits[:, 4:5]
+            f -= rows * self.row_baseline[0] + rows**2 * self.row_baseline[1]
+            own = k == self.n_classes
+            f[own] = 0.0
+            f[own, 0], f[own, 1] = digits[own, 0], digits[own, 0] ** 2
+        return f
 
     def sums(self, n_resamples, rng, draws=None):
         """The pair's features on resamples, shape (n_resamples, n_classes * 20)."""
-        row_sums = self.row_baseline is not None
-        sums = resampled_group_sums(
-            self.records,
-            self,
-            self.n_classes * _N_PAIR_FEATURES,
-            self.resampling,
-            n_resamples,
-            rng,
-            classifiers=[0, self.other],
-            draws=draws,
-            row_sums=row_sums,
-        )
-        if self.resampling == "permutation":
-            return sums + self.observed
-        if row_sums:
-            sums, rows = sums
-            sums += np.tile(rows[:, :1] * self.row_baseline[0], self.n_classes)
-            sums += np.tile(rows[:, 1:] * self.row_baseline[1], self.n_classes)
-        return sums
+        sums = resampled_group_sums(self.groups, self.resampling, n_resamples, rng, draws)
+        if self.row_baseline is not None:
+            rows = sums[:, -1, :2]
+            sums = sums[:, :-1] + rows[:, :1, None] * self.row_baseline[0]
+            sums += rows[:, 1:, None] * self.row_baseline[1]
+        sums = sums.reshape(n_resamples, -1)
+        return sums + self.observed if self.resampling == "permutation" else sums
 
 
 def _counts_from_sums(sums, plan):

@@ -19,17 +19,7 @@ import pandas as pd
 from scipy import stats
 
 from ..engine._counts import FN, FP, TP
-from ..engine._units import (
-    Grouping,
-    count_digits,
-    count_radices,
-    counts_of_digits,
-    group_codes,
-    group_digits,
-    group_sums,
-    kept,
-    resampled_group_sums,
-)
+from ..engine._units import ROWS, group_sums, key_groups, resampled_group_sums
 from ..exceptions import UndefinedStatisticWarning
 from ..utils._random_state import check_random_state_any
 from ._global_null import _check_data, _check_n_resamples, resampled_sums, unit_matrix
@@ -340,65 +330,36 @@ class _PrevalenceUnits:
 
 
 class _ClusteredPrevalence:
-    """What :class:`_PrevalenceUnits` gives, from clustered records block by block.
+    """What :class:`_PrevalenceUnits` gives, from clustered records.
 
     Each record is a unit. A (record, class) key adds to the totals, the
     sandwich variance and a bootstrap resample what its class and counts
     (tp and fp per classifier, rows of the class, and for the variance its
     record's rows) say, so keys are counted by groups of equal such digits
-    (:mod:`sklearn_precision_stats.engine._units`).
+    (:func:`sklearn_precision_stats.engine._units.key_groups`).
     """
 
     def __init__(self, data, chosen):
         values = data.values.tolist()  # noqa: PD011 (a NumPy array)
-        codes = np.array([values.index(c) for c in chosen], dtype=np.intp)
+        self.codes = np.array([values.index(c) for c in chosen], dtype=np.intp)
         records = data.records
-        n_classes, n_clf = codes.shape[0], records.n_classifiers
-        self.records, self.n_classes, self.n_clf = records, n_classes, n_clf
-        self.n_features = 2 * n_clf + 1
-        self.lookup = np.full(records.n_values, -1, dtype=np.int64)
-        self.lookup[codes] = np.arange(n_classes)
-        self.base = records.max_rows + 1
-        self.n_count_digits = len(count_radices(self.base, n_clf))
-        self.radices = [n_classes] + count_radices(self.base, n_clf)
+        self.records, self.n_classes, self.n_clf = records, len(chosen), records.n_classifiers
+        # Per classifier c: tp at 2c, fp at 2c + 1; then the rows of the class.
+        self.digits = [(c, (u,)) for c in range(self.n_clf) for u in (TP, FP)] + [(0, (TP, FN))]
         sizes = records.record_sizes()
         rows = np.arange(sizes.shape[0], dtype=float)
         self.n_rows, self.squared_rows = float(rows @ sizes), float(rows**2 @ sizes)
 
-    def codes(self, block, with_rows=False):
-        k = self.lookup[block.key_class]
-        keys = kept(k >= 0)
-        digits = [k[keys]] + count_digits(block, keys)
-        if with_rows:
-            digits.append(block.record_rows[block.key_record[keys]])
-            return keys, group_codes(digits, self.radices + [self.base])
-        return keys, group_codes(digits, self.radices)
-
-    def _counts(self, digits):
-        """Class index and (tp, fp per classifier, rows of the class) of group digits."""
-        end = 1 + self.n_count_digits
-        x = counts_of_digits(digits[:, 1:end], self.base, self.n_clf)
-        features = np.empty((digits.shape[0], self.n_features))
-        features[:, 0 : 2 * self.n_clf : 2] = x[..., TP]
-        features[:, 1 : 2 * self.n_clf : 2] = x[..., FP]
-        features[:, -1] = x[:, 0, TP] + x[:, 0, FN]
-        return digits[:, 0], features
-
-    def features(self, codes):
-        """Per class: tp at ``2c``, fp at ``2c + 1``, rows of the class at ``2C``."""
-        k, features = self._counts(group_digits(codes, self.radices))
-        out = np.zeros((k.shape[0], self.n_classes, self.n_features))
-        out[np.arange(k.shape[0]), k] = features
-        return out.reshape(k.shape[0], -1)
-
     def _split(self, sums):
         c = self.n_clf
-        s = sums.reshape(sums.shape[:-1] + (self.n_classes, self.n_features))
-        return s[..., 0 : 2 * c : 2], s[..., 1 : 2 * c : 2], s[..., 2 * c]
+        return sums[..., 0 : 2 * c : 2], sums[..., 1 : 2 * c : 2], sums[..., 2 * c]
 
     def totals(self):
-        sums = group_sums(self.records, self, self.n_classes * self.n_features)
-        return (*self._split(sums), self.n_rows)
+        n_features = len(self.digits)
+        groups = key_groups(
+            self.records, self.codes, self.digits, lambda k, d: d.astype(float), n_features
+        )
+        return (*self._split(group_sums(groups)), self.n_rows)
 
     def log_lr_variance(self, tp, fp, n_pos, n_rows, negative=False):
         """As :meth:`_PrevalenceUnits.log_lr_variance`, every record a unit."""
@@ -408,14 +369,12 @@ class _ClusteredPrevalence:
             a = 1.0 / n_neg[:, None] - 1.0 / tn
         else:
             a = np.broadcast_to(1.0 / n_neg[:, None], tp.shape)
-        radices = self.radices + [self.base]
-        n_classes, c = self.n_classes, self.n_clf
+        c = self.n_clf
 
-        def terms(codes):
-            digits = group_digits(codes, radices)
-            k, features = self._counts(digits)
-            tp_i, fp_i = features[:, 0 : 2 * c : 2], features[:, 1 : 2 * c : 2]
-            d, rows = features[:, -1:], digits[:, -1:].astype(float)
+        def terms(k, digits):
+            digits = digits.astype(float)
+            tp_i, fp_i = digits[:, 0 : 2 * c : 2], digits[:, 1 : 2 * c : 2]
+            d, rows = digits[:, 2 * c : 2 * c + 1], digits[:, -1:]
             if negative:
                 q = (
                     (d - tp_i) / fn[k]
@@ -426,27 +385,28 @@ class _ClusteredPrevalence:
             else:
                 q = tp_i / tp[k] - d / n_pos[k][:, None] - fp_i / fp[k] - d / n_neg[k][:, None]
             # r_i = q_i + a rows_i, with q nonzero only on keys of the class.
-            out = np.zeros((k.shape[0], n_classes, c))
-            out[np.arange(k.shape[0]), k] = q**2 + 2 * q * rows * a[k]
-            return out.reshape(k.shape[0], -1)
+            return q**2 + 2 * q * rows * a[k]
 
-        grouping = Grouping(radices, lambda block: self.codes(block, with_rows=True), terms)
-        var = group_sums(self.records, grouping, n_classes * c).reshape(n_classes, c)
-        return var + self.squared_rows * a**2
+        groups = key_groups(self.records, self.codes, self.digits + [ROWS], terms, c)
+        return group_sums(groups) + self.squared_rows * a**2
 
     def bootstrap(self, pi, n_resamples, rng, negative=False):
         """Updated PPV (NPV with `negative`) on bootstrap resamples, (R, n_classes, n_clf)."""
-        sums, rows = resampled_group_sums(
-            self.records,
-            self,
-            self.n_classes * self.n_features,
-            "bootstrap",
-            n_resamples,
-            rng,
-            row_sums=True,
+
+        def features(k, digits):
+            # Each record's own key (class n_classes) carries its rows.
+            f = digits.astype(float)
+            own = k == self.n_classes
+            f[own, 1:] = 0.0
+            return f
+
+        n_features = len(self.digits)
+        groups = key_groups(
+            self.records, self.codes, self.digits, features, n_features, with_rows=True
         )
-        tp, fp, n_pos = self._split(sums)
-        n_rows = rows[:, :1]
+        sums = resampled_group_sums(groups, "bootstrap", n_resamples, rng)
+        tp, fp, n_pos = self._split(sums[:, :-1])
+        n_rows = sums[:, -1, :1]
         with np.errstate(divide="ignore", invalid="ignore"):
             sens = tp / n_pos[..., None]
             fpr = fp / (n_rows - n_pos)[..., None]

@@ -20,15 +20,7 @@ import numpy as np
 
 from ._counts import TN, TP
 from ._marginal_model import _residual_products
-from ._units import (
-    count_digits,
-    count_radices,
-    counts_of_digits,
-    group_codes,
-    group_digits,
-    group_sums,
-    kept,
-)
+from ._units import ROWS, group_sums, key_groups
 
 __all__ = []
 
@@ -64,14 +56,37 @@ def bias_reduced_meat(counts, data=None):
 
 
 def _clustered_meat(data, M, P):
-    """The corrected meat from the records' keys, counted by groups of equal keys."""
+    """The corrected meat from the records' keys, counted by groups of equal keys.
+
+    A key's term ``u_c u_d`` depends only on its class and its record's
+    success and failure rows per classifier (and, with true negatives, its
+    rows), so keys are grouped by these (:func:`._units.key_groups`).
+    """
     role, records = data.role, data.records
     n_classes, n_clf = M.shape
     if role.pooled:
         return _pooled_meat(records, M, P)
-    grouping = _MeatGrouping(data, M, P)
-    meat = group_sums(records, grouping, n_classes * n_clf * n_clf)
-    meat = meat.reshape(n_classes, n_clf, n_clf)
+    with_rows = TN in (role.success, role.failure)
+    digits = [(c, (u,)) for c in range(n_clf) for u in (role.success, role.failure)]
+
+    def features(k, digits):
+        digits = digits.astype(float)
+        t, f = digits[:, 0 : 2 * n_clf : 2], digits[:, 1 : 2 * n_clf : 2]
+        m = t + f
+        u = (t - m * P[k]) * M[k] / (M[k] - m)
+        products = u[:, :, None] * u[:, None, :]
+        if role.success == TN:
+            # The touched records' share of the untouched records' term
+            # (the same expression as u, so that it is 0 on untouched keys).
+            rows = digits[:, -1:]
+            u_rows = (rows - rows * P[k]) * M[k] / (M[k] - rows)
+            products -= u_rows[:, :, None] * u_rows[:, None, :]
+        return products.reshape(k.shape[0], -1)
+
+    groups = key_groups(
+        records, data.class_codes, digits + [ROWS] * with_rows, features, n_clf * n_clf
+    )
+    meat = group_sums(groups).reshape(n_classes, n_clf, n_clf)
     if role.success == TN:
         # NPV and specificity: a record that does not touch the class is in
         # the model with all its R_i rows, every one a success. Sum that
@@ -83,56 +98,6 @@ def _clustered_meat(data, M, P):
         u_all = sizes * (1 - P)[..., None] * M[..., None] / (M[..., None] - sizes)
         meat += np.einsum("kcv,kdv,v->kcd", u_all, u_all, n_with)
     return meat
-
-
-class _MeatGrouping:
-    """Keys grouped by class, success and failure rows per classifier (and rows).
-
-    A key's term ``u_c u_d`` of the meat depends on nothing else
-    (:func:`.._units.group_sums`).
-    """
-
-    def __init__(self, data, M, P):
-        self.role, self.M, self.P = data.role, M, P
-        n_classes, n_clf = M.shape
-        self.lookup = np.full(data.records.n_values, -1, dtype=np.int64)
-        self.lookup[data.class_codes] = np.arange(n_classes)
-        self.with_rows = TN in (self.role.success, self.role.failure)
-        self.base = data.records.max_rows + 1
-        self.n_count_digits = len(count_radices(self.base, n_clf))
-        self.radices = [n_classes] + count_radices(self.base, n_clf) + [self.base] * self.with_rows
-
-    def codes(self, block):
-        k = self.lookup[block.key_class]
-        keys = kept(k >= 0)
-        digits = [k[keys]] + count_digits(block, keys)
-        if self.with_rows:
-            digits.append(block.record_rows[block.key_record[keys]])
-        return keys, group_codes(digits, self.radices)
-
-    def features(self, codes):
-        digits = group_digits(codes, self.radices)
-        n_groups = digits.shape[0]
-        k = digits[:, 0]
-        n_classes, n_clf = self.M.shape
-        x = counts_of_digits(digits[:, 1 : 1 + self.n_count_digits], self.base, n_clf)
-        x = x.astype(float)
-        rows = digits[:, -1:].astype(float)
-        tf = []
-        for category in (self.role.success, self.role.failure):
-            tf.append(rows - x.sum(axis=-1) if category == TN else x[..., category])
-        t, f = tf
-        M, P = self.M[k], self.P[k]
-        m = t + f
-        u = (t - m * P) * M / (M - m)
-        products = u[:, :, None] * u[:, None, :]
-        if self.role.success == TN:
-            # The touched records' share of the untouched records' term.
-            u_rows = rows * (1 - P) * M / (M - rows)
-            products -= u_rows[:, :, None] * u_rows[:, None, :]
-        out = np.zeros((n_groups, n_classes, n_clf, n_clf))
-        out[np.arange(n_groups), k] = products
-        return out.reshape(n_groups, -1)
 
 
 def _pooled_meat(records, M, P):

@@ -11,20 +11,20 @@ category counts per class. They never need the rows themselves.
   comparison keeps the table's nonzero cells only, so its memory is in
   proportion to the distinct cells, not to the records.
 * With clustered rows each record is a unit; the comparison keeps, per
-  touched (record, class) pair, the record's rows in each category, in the
-  smallest integer types that hold them.
+  touched (record, class) pair, the record's rows in each category, or the
+  cells of each record's few rows.
 
 :class:`StoredRecords` is what a comparison keeps. With one row per record
 :meth:`StoredRecords.units` expands it into :class:`RecordUnits`, the form
-the resampling code uses. Clustered records are read block by block
-(:meth:`StoredRecords.key_blocks`): for every touched (record, class) key
-its counts, packed in one number. What a key adds to a statistic depends
-only on its class and counts, so :func:`resampled_group_sums` and
-:func:`group_sums` count keys by groups of equal digits and compute the
-features once per group; a resample draws one weight per record (a random
-bit for a paired permutation, a multinomial count for the bootstrap) and
-sums them per group with one sparse product per block of records. Memory
-stays in proportion to a block, time to keys x resamples in compiled
+the resampling code uses. For clustered records what a (record, class) key
+adds to a statistic depends only on its class and a few counts of the
+record's rows (its *digits*), so :func:`key_groups` reads every key once as
+a code of these, gives equal codes one group and computes the features once
+per group. :func:`group_sums` then counts keys per group, and
+:func:`resampled_group_sums` draws one weight per record (a random bit for
+a paired permutation, a multinomial count for the bootstrap) and sums them
+per group with one sparse product per block of records and resamples.
+Memory is in proportion to the keys, time to keys x resamples in compiled
 loops.
 """
 
@@ -45,8 +45,11 @@ from ._counts import (
 
 __all__ = []
 
-# Records per block of keys: a block's sums of 0/1 weights stay below 2**15.
+# Records per block: a block's sums of 0/1 weights stay below 2**15.
 BLOCK_RECORDS = 2**14
+# A digit counts the rows of a record of one classifier in some categories
+# for the key's class: (classifier, categories). ROWS counts all its rows.
+ROWS = (0, (TP, FN, FP, TN))
 
 
 class RecordUnits(NamedTuple):
@@ -157,13 +160,7 @@ def _frozen(array, copy=True):
     return out
 
 
-def packed_space(base, n_classifiers):
-    """Values of :attr:`KeyBlock.packed`, or None when they would not fit in 62 bits."""
-    space = base ** (3 * n_classifiers)
-    return space if space < 2**62 else None
-
-
-class KeyBlock:
+class KeyBlock(NamedTuple):
     """The touched (record, class) keys of a block of consecutive records.
 
     Attributes
@@ -175,79 +172,16 @@ class KeyBlock:
     key_class : ndarray of intp, shape (n_keys,)
     record_rows : ndarray of int, shape (n_block,)
         Rows of each record of the block.
-    base : int
-        One more than the rows of the largest record.
     x : ndarray of int, shape (n_keys, n_classifiers, 3)
         Rows of the key's record in TP, FN and FP for the key's class
         (true negatives are the record's other rows).
-    packed : ndarray of int64, shape (n_keys,), or None
-        The same counts as one number, ``sum x[c, u] * base**(3 c + u)``
-        (:func:`packed_space`), or None when it would not fit. Either form
-        is made from the other when first read.
     """
 
-    def __init__(
-        self, start, key_record, key_class, record_rows, base, x=None, packed=None, table=None
-    ):
-        self.start, self.key_record, self.key_class = start, key_record, key_class
-        self.record_rows, self.base = record_rows, base
-        self._x, self._packed = x, packed
-        self._table = table  # (packed_space, n_classifiers, 3) counts of every packed value
-
-    @property
-    def x(self):
-        if self._x is None:
-            self._x = self._table[self._packed]
-        return self._x
-
-    @property
-    def packed(self):
-        if self._packed is None:
-            x = self._x
-            if packed_space(self.base, x.shape[1]) is None:
-                return None
-            packed = np.zeros(x.shape[0], dtype=np.int64)
-            for digit in x.reshape(x.shape[0], -1).T[::-1]:
-                packed *= self.base
-                packed += digit
-            self._packed = packed
-        return self._packed
-
-
-def kept(mask):
-    """Indices of the True entries of `mask`, or a slice of all when every entry is True."""
-    return slice(None) if mask.all() else np.flatnonzero(mask)
-
-
-def count_radices(base, n_classifiers):
-    """Radices of :func:`count_digits`: one packed number, or a digit per count."""
-    space = packed_space(base, n_classifiers)
-    return [base] * (3 * n_classifiers) if space is None else [space]
-
-
-def count_digits(block, keys):
-    """The counts of the keys at `keys` as digits of a group code (:func:`count_radices`)."""
-    if block.packed is not None:
-        return [block.packed[keys]]
-    x = block.x[keys]
-    n_classifiers = x.shape[1]
-    return [x[:, c, u] for c in range(n_classifiers) for u in range(3)]
-
-
-def counts_of_digits(digits, base, n_classifiers):
-    """The (n, n_classifiers, 3) counts of the digits :func:`count_digits` gave."""
-    if packed_space(base, n_classifiers) is None:
-        return digits.reshape(-1, n_classifiers, 3)
-    return unpack_counts(digits[:, 0], base, n_classifiers)
-
-
-def unpack_counts(packed, base, n_classifiers):
-    """The (n, n_classifiers, 3) counts of :attr:`KeyBlock.packed` values."""
-    packed = np.asarray(packed, dtype=np.int64)
-    x = np.empty((packed.shape[0], 3 * n_classifiers), dtype=np.int64)
-    for j in range(3 * n_classifiers):
-        packed, x[:, j] = np.divmod(packed, base)
-    return x.reshape(-1, n_classifiers, 3)
+    start: int
+    key_record: np.ndarray
+    key_class: np.ndarray
+    record_rows: np.ndarray
+    x: np.ndarray
 
 
 class StoredRecords:
@@ -438,10 +372,6 @@ class StoredRecords:
     def key_blocks(self, classifiers=None, size=None):
         """The clustered records' touched (record, class) keys, block by block.
 
-        The per (record, class) counts are made from the stored form one
-        block of `size` records at a time, so that their memory stays in
-        proportion to the block whatever the number of records.
-
         Parameters
         ----------
         classifiers : list of int, default=None
@@ -454,12 +384,60 @@ class StoredRecords:
         ------
         KeyBlock
         """
+        size = BLOCK_RECORDS if size is None else int(size)
+        chosen = list(range(self.n_classifiers)) if classifiers is None else list(classifiers)
+        digits = [(c, (category,)) for c in chosen for category in (TP, FN, FP)]
+        classes = np.arange(self.n_values)
+        rows = self.record_rows()
+        for start, key_record, codes in self.code_blocks(classes, digits, size=size):
+            base = self.max_rows + 1
+            k, x = decode_codes(codes, key_words(self.n_values, base, len(digits)), base)
+            touched = np.flatnonzero(x.any(axis=1))
+            key_record = touched // self.n_values if key_record is None else key_record[touched]
+            x = x[touched].reshape(-1, len(chosen), 3)
+            block_rows = rows[start : start + size]
+            yield KeyBlock(start, key_record, k[touched], block_rows, x)
+
+    def code_blocks(self, classes, digits, with_rows=False, size=None):
+        """Every (record, class) key of the clustered records as a code, block by block.
+
+        A key's code holds its class and its digits (:func:`key_words`),
+        each digit one count of the record's rows.
+
+        Parameters
+        ----------
+        classes : ndarray of int
+            Codes of the classes to read; a key's class is its index here.
+        digits : list of (int, tuple of int)
+            Each digit counts the record's rows of a classifier (index) in
+            some categories (TP, FN, FP, TN) for the key's class (ROWS:
+            all the record's rows).
+        with_rows : bool, default=False
+            Also one key per record of class ``len(classes)``, whose first
+            digit is the record's rows and the others 0.
+        size : int, default=None
+            Records per block (``BLOCK_RECORDS`` when None).
+
+        Yields
+        ------
+        start : int
+            The block's first record.
+        key_record : ndarray of intp or None
+            Record of each code, counted from `start`, in increasing
+            order; None when every record of the block has a code for
+            every class, record after record (``n_keys`` codes per record).
+        codes : ndarray of int, shape (n_codes,) or (n_codes, n_words)
+            Keys untouched by the classifiers may be among them, with the
+            digits they have (e.g. their true negatives).
+        """
         if not self.clustered:
             raise ValueError("only clustered records come in blocks of keys.")
         size = BLOCK_RECORDS if size is None else int(size)
-        chosen = list(range(self.n_classifiers)) if classifiers is None else list(classifiers)
+        classes = np.asarray(classes, dtype=np.intp)
+        base = self.max_rows + 1
+        words = key_words(classes.shape[0] + with_rows, base, len(digits))
         if self._kind == "slots":
-            yield from self._slot_blocks(chosen, size)
+            yield from self._slot_codes(classes, digits, words, with_rows, size)
             return
         a = self._arrays
         key_record = a["key_record"]
@@ -467,89 +445,80 @@ class StoredRecords:
         if key_record.size and (np.diff(key_record.astype(np.int64)) < 0).any():
             order = np.argsort(key_record, kind="stable")
             key_record = key_record[order]
+        lookup = np.full(self.n_values, -1, dtype=np.intp)
+        lookup[classes] = np.arange(classes.shape[0])
         record_rows = a["record_rows"]
         n_records = record_rows.shape[0]
-        base = self.max_rows + 1
         bounds = np.searchsorted(key_record, np.arange(0, n_records + size, size))
         for b, start in enumerate(range(0, n_records, size)):
-            keys = slice(bounds[b], bounds[b + 1])
-            if order is None:
-                x, k = a["x"][keys], a["key_class"][keys]
-            else:
-                x, k = a["x"][order[keys]], a["key_class"][order[keys]]
-            x = x[:, chosen]
-            record = key_record[keys].astype(np.intp) - start
-            touched = x.any(axis=(1, 2))
-            if not touched.all():
-                x, k, record = x[touched], k[touched], record[touched]
-            rows = record_rows[start : start + size]
-            yield KeyBlock(start, record, k.astype(np.intp), rows, base, x=x)
+            keys = np.arange(bounds[b], bounds[b + 1])
+            if order is not None:
+                keys = order[keys]
+            k = lookup[a["key_class"][keys]]
+            keys = keys[k >= 0]
+            k, x = k[k >= 0], a["x"][keys].astype(np.int64)
+            record = a["key_record"][keys].astype(np.intp) - start
+            rows = record_rows[record].astype(np.int64)
+            counts = []
+            for c, categories in digits:
+                count = sum((x[:, c, u] for u in categories if u != TN), np.zeros_like(rows))
+                if TN in categories:
+                    count += rows - x[:, c].sum(axis=-1)
+                counts.append(count)
+            if with_rows:
+                # The extra key goes after its record's keys (a merge of two
+                # sorted runs).
+                n = min(size, n_records - start)
+                own = np.arange(n)
+                rows_n = record_rows[start : start + n].astype(np.int64)
+                merged = np.argsort(np.concatenate([record, own]), kind="stable")
+                record = np.concatenate([record, own])[merged]
+                k = np.concatenate([k, np.full(n, classes.shape[0])])[merged]
+                counts = [
+                    np.concatenate([count, rows_n if j == 0 else np.zeros(n, np.int64)])[merged]
+                    for j, count in enumerate(counts)
+                ]
+            yield start, record, encode_codes(k, counts, words, base)
 
-    def _slot_blocks(self, chosen, size):
-        # A record's TP, FN and FP for every class are sums over its slots
-        # of what each slot's cell adds; the three counts of each chosen
-        # classifier are packed as digits in base (rows + 1), which the sum
-        # cannot carry over, so one lookup per slot adds them all.
+    def _slot_codes(self, classes, digits, words, with_rows, size):
+        # A record's digits for every class are sums over its slots of what
+        # each slot's cell adds (a digit counts at most the record's rows,
+        # so the sum never carries): one table lookup per slot gives a code
+        # per class; the first slot's table also adds the class.
         slots = self._arrays["slots"]
-        n_values, m = self.n_values, slots.shape[1]
-        n_cells = n_values ** (self.n_classifiers + 1)
-        base = m + 1
-        n_digits = 3 * len(chosen)
-        if packed_space(base, len(chosen)) is not None:
-            groups = [chosen]
-            dtype = _smallest_uint(base**n_digits - 1)
-        else:  # too many digits for one word: one classifier at a time
-            groups = [[c] for c in chosen]
-            dtype = _smallest_uint(base**3 - 1)
-        labels = np.unravel_index(np.arange(n_cells), (n_values,) * (self.n_classifiers + 1))
-        classes = np.arange(n_values)
+        n_cells = self.n_values ** (self.n_classifiers + 1)
+        base = self.max_rows + 1
+        labels = np.unravel_index(np.arange(n_cells), (self.n_values,) * (self.n_classifiers + 1))
         truth = labels[0][:, None] == classes
-        tables = []
-        for group in groups:
-            table = np.zeros((n_cells + 1, n_values), dtype=dtype)  # last row: empty slot
-            for j, c in enumerate(group):
+        n_keys = classes.shape[0] + with_rows
+        tables, firsts = [], []
+        for w, word in enumerate(words):
+            dtype = _smallest_uint(word_space(words, w, n_keys, base) - 1)
+            table = np.zeros((n_cells + 1, n_keys), dtype=np.int64)  # last row: empty slot
+            for j in word:
+                c, categories = digits[j]
                 said = labels[1 + c][:, None] == classes
-                for category, hit in ((TP, truth & said), (FN, truth & ~said), (FP, ~truth & said)):
-                    table[:n_cells] += hit.astype(dtype) * dtype.type(base ** (3 * j + category))
-            tables.append(table)
-        # The counts of every packed value, when they are few enough to list.
-        space = base ** (3 * len(groups[0]))
-        counts_of = None
-        if space <= 2**16:
-            counts_of = unpack_counts(np.arange(space), base, len(groups[0]))
-            counts_of = counts_of.astype(_smallest_uint(m))
-        # Whether every record has m rows (a column at a time: no temporary
-        # of records x slots).
-        full = not any((column == n_cells).any() for column in slots.T)
+                hit = np.zeros(truth.shape, dtype=np.int64)
+                for u in categories:
+                    hit += (truth if u in (TP, FN) else ~truth) & (said if u in (TP, FP) else ~said)
+                table *= base
+                table[:n_cells, : classes.shape[0]] += hit
+                if with_rows:
+                    table[:n_cells, -1] += j == 0
+            first = table.copy()
+            if w == 0:
+                first += np.arange(n_keys) * base ** len(word)
+            tables.append(table.astype(dtype))
+            firsts.append(first.astype(dtype))
         for start in range(0, slots.shape[0], size):
             block = slots[start : start + size]
             codes = []
-            for table in tables:
-                code = np.take(table, block[:, 0], axis=0)
-                for j in range(1, m):
+            for table, first in zip(tables, firsts, strict=True):
+                code = np.take(first, block[:, 0], axis=0)
+                for j in range(1, block.shape[1]):
                     code += np.take(table, block[:, j], axis=0)
                 codes.append(code.reshape(-1))
-            touched = codes[0] != 0
-            for code in codes[1:]:
-                touched |= code != 0
-            flat = np.flatnonzero(touched)
-            record, k = np.divmod(flat, n_values)
-            if full:
-                rows = np.full(block.shape[0], m, dtype=_smallest_uint(m))
-            else:
-                rows = np.add.reduce(block < n_cells, axis=1, dtype=_smallest_uint(m))
-            if len(groups) == 1:
-                packed = codes[0][flat]
-                if counts_of is not None:
-                    yield KeyBlock(start, record, k, rows, base, packed=packed, table=counts_of)
-                else:
-                    x = unpack_counts(packed, base, len(chosen))
-                    yield KeyBlock(start, record, k, rows, base, x=x, packed=packed)
-                continue
-            x = np.empty((flat.shape[0], len(chosen), 3), dtype=_smallest_uint(m))
-            for c, code in enumerate(codes):
-                x[:, c] = unpack_counts(code[flat], base, 1)[:, 0]
-            yield KeyBlock(start, record, k, rows, base, x=x)
+            yield start, None, codes[0] if len(codes) == 1 else np.stack(codes, axis=1)
 
 
 def _distinct_rows(labels, n_values, weights=None):
@@ -580,183 +549,201 @@ def _distinct_rows(labels, n_values, weights=None):
 
 
 # ---------------------------------------------------------------------------
-# Resampling clustered records through groups of identical keys
+# Resampling clustered records through groups of equal keys
 # ---------------------------------------------------------------------------
 
 # Resamples drawn in one pass over the records: a block of weights holds
 # BLOCK_RECORDS x BLOCK_RESAMPLES small integers (8 MB of int16).
 BLOCK_RESAMPLES = 256
-# Group codes below this are looked up in a table (4 bytes a code);
-# larger code spaces are sorted block by block.
-_MAX_TABLE_CODES = 2**20
-# Groups kept at once: beyond, their counts are turned into features and
-# the groups start afresh, so that memory never reaches records x resamples.
-_MAX_GROUPS = 2**12
+# Codes below this are looked up in a table (4 bytes a code); larger code
+# spaces through np.unique and a dict.
+_MAX_TABLE_CODES = 2**22
+# Groups whose counts are summed over every block at once (groups x
+# resamples integers); beyond, each block's groups are summed on their own.
+_MAX_GROUPS = 2**14
 
 
-class Grouping(NamedTuple):
-    """How keys are grouped: what :func:`resampled_group_sums` and :func:`group_sums` read.
+def key_words(n_keys, base, n_digits):
+    """Which digits each 62-bit word of a code holds; the first word also holds the class."""
+    words, space = [[]], n_keys
+    for j in range(n_digits):
+        if space * base >= 2**62 and words[-1]:
+            words.append([])
+            space = 1
+        words[-1].append(j)
+        space *= base
+    return words
+
+
+def word_space(words, w, n_keys, base):
+    """Number of values of word `w` of a code."""
+    return (n_keys if w == 0 else 1) * base ** len(words[w])
+
+
+def encode_codes(k, counts, words, base):
+    """Codes of keys of classes `k` with digits `counts` (list of arrays), per :func:`key_words`."""
+    codes = []
+    for w, word in enumerate(words):
+        code = np.asarray(k, dtype=np.int64) if w == 0 else np.zeros(len(k), dtype=np.int64)
+        for j in word:
+            code = code * base + counts[j]
+        codes.append(code)
+    return codes[0] if len(codes) == 1 else np.stack(codes, axis=1)
+
+
+def decode_codes(codes, words, base):
+    """The class and digits (n, n_digits) of codes of :meth:`StoredRecords.code_blocks`."""
+    codes = np.asarray(codes).reshape(len(codes), -1)
+    digits = []
+    for w, word in enumerate(words):
+        code = codes[:, w].astype(np.int64)
+        part = []
+        for _ in word:
+            code, digit = np.divmod(code, base)
+            part.append(digit)
+        digits += part[::-1]
+        if w == 0:
+            k = code
+    return k, np.stack(digits, axis=1)
+
+
+class KeyGroups(NamedTuple):
+    """The keys of clustered records as groups of equal codes.
 
     Attributes
     ----------
-    radices : list of int
-        The range of each digit of a group code (:func:`group_codes`).
-    codes : callable
-        ``codes(block)`` for a :class:`KeyBlock` returns ``(keys, codes)``:
-        the indices of the keys that count and their group codes.
-    features : callable
-        ``features(codes)`` returns the features of groups, shape
-        ``(n_groups, n_features)``.
+    indptr : ndarray of int64, shape (n_records + 1,)
+        The keys of record ``r`` are ``ids[indptr[r]:indptr[r + 1]]``.
+    ids : ndarray of int32, shape (n_keys,)
+        Group of each key whose features are not all 0.
+    group_class : ndarray of intp, shape (n_groups,)
+    features : ndarray of float, shape (n_groups, n_features)
+        What one key of the group adds to its class.
+    n_classes : int
+        Classes of the sums (with ``with_rows``, the records' own class last).
     """
 
-    radices: list
-    codes: object
-    features: object
+    indptr: np.ndarray
+    ids: np.ndarray
+    group_class: np.ndarray
+    features: np.ndarray
+    n_classes: int
 
 
-def group_codes(digits, radices):
-    """One code per key from its small-integer digits.
+class _Lookup:
+    """Group ids of codes, a group made (and its features computed) when first seen.
+
+    Keys whose features are all 0 get -1.
+    """
+
+    def __init__(self, words, base, n_keys, features):
+        self.words, self.base, self.features = words, base, features
+        space = word_space(words, 0, n_keys, base)
+        small = len(words) == 1 and space <= _MAX_TABLE_CODES
+        self.table = np.full(space, -2, dtype=np.int32) if small else None
+        self.known = {}
+        self.classes, self.rows = [], []
+        self.n = 0
+
+    def _add(self, codes):
+        k, digits = decode_codes(codes, self.words, self.base)
+        features = np.asarray(self.features(k, digits), dtype=float)
+        nonzero = features.any(axis=1)
+        ids = np.full(k.shape[0], -1, dtype=np.int32)
+        ids[nonzero] = np.arange(self.n, self.n + int(nonzero.sum()))
+        self.n += int(nonzero.sum())
+        self.classes.append(k[nonzero])
+        self.rows.append(features[nonzero])
+        return ids
+
+    def ids(self, codes):
+        if self.table is not None:
+            ids = np.take(self.table, codes)
+            if ids.min(initial=0) == -2:
+                fresh = np.unique(codes[ids == -2])
+                self.table[fresh] = self._add(fresh)
+                ids = np.take(self.table, codes)
+            return ids
+        distinct, inverse = np.unique(codes, return_inverse=True, axis=0)
+        listed = [tuple(c) if codes.ndim == 2 else c for c in distinct.tolist()]
+        unseen = [i for i, c in enumerate(listed) if c not in self.known]
+        if unseen:
+            fresh = self._add(distinct[unseen])
+            self.known.update(zip([listed[i] for i in unseen], fresh.tolist(), strict=True))
+        lookup = np.array([self.known[c] for c in listed], dtype=np.int32)
+        return lookup[inverse.ravel()]
+
+
+def key_groups(records, classes, digits, features, n_features, with_rows=False, size=None):
+    """Every key of clustered records as the id of its group of equal codes.
 
     Parameters
     ----------
-    digits : list of ndarray of int, each of shape (n_keys,)
-        Digit ``j`` lies in ``0..radices[j] - 1``.
-    radices : list of int
+    records : StoredRecords
+        Clustered records.
+    classes, digits, with_rows, size
+        As for :meth:`StoredRecords.code_blocks`.
+    features : callable
+        ``features(k, digits)`` gives what keys of classes `k` (index in
+        `classes`) with `digits` (n, n_digits) add to their class, shape
+        (n, n_features). Keys whose features are all 0 are left out (e.g.
+        untouched keys, whose net features must then be 0).
+    n_features : int
 
     Returns
     -------
-    codes : ndarray of int64, shape (n_keys,), or (n_keys, n_digits)
-        The mixed-radix number of the digits when it fits in 62 bits, the
-        digits themselves otherwise (read back by :func:`group_digits`).
+    KeyGroups
     """
-    if _code_space(radices) is None:
-        return np.stack([np.asarray(d, dtype=np.int64) for d in digits], axis=1)
-    code = np.asarray(digits[0], dtype=np.int64)
-    for digit, radix in zip(digits[1:], radices[1:], strict=True):
-        code = code * radix + digit
-    return code
+    size = BLOCK_RECORDS if size is None else int(size)
+    n_keys = len(classes) + with_rows
+    base = records.max_rows + 1
+    lookup = _Lookup(key_words(n_keys, base, len(digits)), base, n_keys, features)
+    ids, counts = [], []
+    for start, key_record, codes in records.code_blocks(classes, digits, with_rows, size):
+        group = lookup.ids(codes)
+        keys = np.flatnonzero(group >= 0)
+        ids.append(group[keys])
+        record = keys // n_keys if key_record is None else key_record[keys]
+        counts.append(np.bincount(record, minlength=min(size, records.n_records - start)))
+    indptr = np.zeros(records.n_records + 1, dtype=np.int64)
+    np.cumsum(np.concatenate([np.zeros(0, np.int64), *counts]), out=indptr[1:])
+    return KeyGroups(
+        indptr,
+        np.concatenate([np.zeros(0, np.int32), *ids]),
+        np.concatenate([np.zeros(0, np.intp), *lookup.classes]).astype(np.intp),
+        np.concatenate([np.zeros((0, n_features)), *lookup.rows]),
+        n_keys,
+    )
 
 
-def group_digits(codes, radices):
-    """The digits of :func:`group_codes`, shape (n_keys, n_digits)."""
-    if codes.ndim == 2:
-        return codes
-    digits = []
-    for radix in radices[:0:-1]:
-        codes, digit = np.divmod(codes, radix)
-        digits.append(digit)
-    digits.append(codes)
-    return np.stack(digits[::-1], axis=1)
+def _by_class(counts, groups, which=slice(None)):
+    """Sums ``(n_resamples, n_classes, n_features)`` from counts per group (groups x resamples)."""
+    k, f = groups.group_class[which], groups.features[which]
+    n_groups, n_features = f.shape
+    columns = k[:, None] * n_features + np.arange(n_features)
+    matrix = sparse.csr_array(
+        (f.ravel(), (np.repeat(np.arange(n_groups), n_features), columns.ravel())),
+        shape=(n_groups, groups.n_classes * n_features),
+    )
+    return (matrix.T @ counts).T.reshape(-1, groups.n_classes, n_features)
 
 
-def _code_space(radices):
-    space = 1
-    for radix in radices:
-        space *= int(radix)
-    return space if space < 2**62 else None
-
-
-class _GroupCounts:
-    """Weights summed per group of keys; groups get ids in order of first sight."""
-
-    def __init__(self, radices, n_resamples):
-        space = _code_space(radices)
-        small = space is not None and space <= _MAX_TABLE_CODES
-        self._table = np.full(space, -1, dtype=np.int32) if small else None
-        self._known = {}
-        self.codes = []
-        # Integers below 2**53: exact in floating point.
-        self.counts = np.zeros((64, n_resamples))
-
-    @property
-    def n(self):
-        return len(self.codes)
-
-    def ids(self, codes):
-        """Ids of the groups of `codes` (from :func:`group_codes`), new groups added."""
-        if self._table is not None:
-            ids = self._table[codes]
-            new = ids < 0
-            if new.any():
-                fresh = np.unique(codes[new])
-                self._table[fresh] = np.arange(self.n, self.n + fresh.shape[0])
-                self.codes.extend(fresh.tolist())
-                ids = self._table[codes]
-        else:
-            distinct, inverse = np.unique(codes, return_inverse=True, axis=0)
-            distinct = [tuple(c) if codes.ndim == 2 else c for c in distinct.tolist()]
-            for code in distinct:
-                if code not in self._known:
-                    self._known[code] = len(self.codes)
-                    self.codes.append(code)
-            lookup = np.array([self._known[c] for c in distinct], dtype=np.int32)
-            ids = lookup[inverse.ravel()]
-        if self.n > self.counts.shape[0]:
-            grown = np.zeros((2 * self.n, self.counts.shape[1]))
-            grown[: self.counts.shape[0]] = self.counts
-            self.counts = grown
-        return ids
-
-    def add(self, ids, key_record, weights):
-        """Add each key's record's weights to the key's group (records in order)."""
-        n = weights.shape[0]
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(key_record, minlength=n), out=indptr[1:])
-        ones = np.ones(ids.shape[0], dtype=weights.dtype)
-        matrix = sparse.csc_array((ones, ids, indptr), shape=(self.n, n))
-        self.counts[: self.n] += matrix @ weights
-
-    def pop(self):
-        """The groups' codes and summed weights (n_groups, n_resamples); start afresh."""
-        codes = np.asarray(self.codes, dtype=np.int64)
-        counts = self.counts[: self.n].copy()
-        if self._table is not None:
-            self._table[codes] = -1
-        self.counts[: self.n] = 0
-        self._known = {}
-        self.codes = []
-        return codes, counts
-
-
-def group_sums(records, grouping, n_features, classifiers=None):
-    """Sums over every key of per-key features, counted by groups of keys.
-
-    What :func:`resampled_group_sums` gives for the sample itself (every
-    record once), without resampling: one count per group and the
-    features once per group.
-
-    Returns
-    -------
-    ndarray of shape (n_features,)
-    """
-    sums = np.zeros(n_features)
-    groups = _GroupCounts(grouping.radices, 1)
-    for block in records.key_blocks(classifiers):
-        keys, codes = grouping.codes(block)
-        groups.add(
-            groups.ids(codes), block.key_record[keys], np.ones((block.record_rows.shape[0], 1))
-        )
-        if groups.n > _MAX_GROUPS:
-            codes, counts = groups.pop()
-            sums += counts[:, 0] @ grouping.features(codes)
-    codes, counts = groups.pop()
-    if codes.shape[0]:
-        sums += counts[:, 0] @ grouping.features(codes)
-    return sums
+def group_sums(groups):
+    """Sums over every key of its features: shape (n_classes, n_features)."""
+    counts = np.bincount(groups.ids, minlength=groups.features.shape[0])
+    return _by_class(counts[:, None].astype(float), groups)[0]
 
 
 def _bernoulli_weights(rng, n_records, n_resamples):
     """0/1 weights with probability 1/2, shape (n_records, n_resamples), int16.
 
-    One random bit each (the bytes of the generator, unpacked), which is
-    many times cheaper than a binomial draw per record.
+    One random bit each: the bits of full-range 64-bit integers, unpacked
+    (many times cheaper than a binomial draw per record).
     """
-    n_bytes = -(-n_resamples // 8)
-    bits = np.frombuffer(rng.bytes(n_records * n_bytes), dtype=np.uint8)
-    bits = np.unpackbits(bits.reshape(n_records, n_bytes), axis=1, count=n_resamples)
-    weights = np.empty((n_records, n_resamples), dtype=np.int16)
-    weights[...] = bits
-    return weights
+    n_words = -(-n_resamples // 64)
+    words = rng.integers(0, 2**64, size=(n_records, n_words), dtype=np.uint64)
+    bits = np.unpackbits(words.view(np.uint8), axis=1, count=n_resamples)
+    return bits.astype(np.int16)
 
 
 def _bootstrap_weights(rng, n_records, drawn):
@@ -786,101 +773,69 @@ def _bootstrap_weights(rng, n_records, drawn):
 # for the bootstrap, and NumPy's binomial and multinomial draws cost 40 to 60
 # ns each against about 0.5 ns for a random bit: a draw per pattern was 15x
 # slower for the permutation and no faster for the bootstrap.
-def resampled_group_sums(
-    records,
-    grouping,
-    n_features,
-    resampling,
-    n_resamples,
-    rng,
-    classifiers=None,
-    draws=None,
-    row_sums=False,
-):
-    """Sums over resampled clustered records of per-key features.
+def resampled_group_sums(groups, resampling, n_resamples, rng, draws=None):
+    """Sums over resampled clustered records of their keys' features.
 
     Every record is a unit of the resampling: it is swapped (permutation,
     weight 0 or 1 with probability 1/2) or drawn a multinomial number of
-    times (bootstrap, weight ``w_r``). What a key adds depends only on its
-    *group* (the class and the counts that the caller's features read), so
-    the sums are ``sum_g f(g) sum_{keys in g} w_{record}``: for every block
-    of records one sparse product of (group x record) ones and the
-    weights, in small integers, and the features once per group at the
-    end. Time is O(keys x resamples) in compiled loops, memory O(block x
-    resamples + groups x resamples), whatever the number of records.
+    times (bootstrap, weight ``w_r``). A key adds the features of its
+    group, so the sums are ``sum_g f(g) sum_{keys in g} w_{record}``: per
+    block of records one sparse product of (group x record) ones and the
+    weights, in small integers, and the features once per group. Time is
+    O(keys x resamples) in compiled loops, memory O(block x resamples +
+    groups x resamples) beyond the keys.
 
     Parameters
     ----------
-    records : StoredRecords
-        Clustered records.
-    grouping : object
-        ``grouping.codes(block)`` returns ``(keys, codes)`` for a
-        :class:`KeyBlock`: the indices of the keys that count and their
-        group codes, made by :func:`group_codes` with the radices
-        ``grouping.radices``; ``grouping.features(codes)`` returns the
-        features of groups, shape ``(n_groups, n_features)``.
-    n_features : int
+    groups : KeyGroups
     resampling : {"permutation", "bootstrap"}
     n_resamples : int
     rng : numpy.random.Generator
-    classifiers : list of int, default=None
-        Passed to :meth:`StoredRecords.key_blocks`.
     draws : ndarray of shape (n_resamples, n_records), default=None
         The weights themselves, instead of drawing them.
-    row_sums : bool, default=False
-        Also sum the records' rows and squared rows.
 
     Returns
     -------
-    sums : ndarray of shape (n_resamples, n_features)
-    rows : ndarray of shape (n_resamples, 2), only with `row_sums`
-        ``sum_i w_i R_i`` and ``sum_i w_i R_i^2`` over records of ``R_i``
-        rows (what the records add to the classes they do not touch).
+    ndarray of shape (n_resamples, n_classes, n_features)
     """
-    n_records = records.n_records
-    sums = np.zeros((n_resamples, n_features))
-    rows = np.zeros((n_resamples, 2))
+    indptr, ids = groups.indptr, groups.ids
+    n_records, n_groups = indptr.shape[0] - 1, groups.features.shape[0]
+    sums = np.zeros((n_resamples, groups.n_classes, groups.features.shape[1]))
     starts = np.arange(0, n_records, BLOCK_RECORDS)
     sizes = np.diff(np.append(starts, n_records))
+    whole = n_groups <= _MAX_GROUPS
     for first in range(0, n_resamples, BLOCK_RESAMPLES):
         n_block = min(BLOCK_RESAMPLES, n_resamples - first)
         out = slice(first, first + n_block)
         if resampling == "bootstrap" and draws is None:
             # How many of each resample's n draws fall in each block of records.
             per_block = rng.multinomial(n_records, sizes / n_records, size=n_block)
-        groups = _GroupCounts(grouping.radices, n_block)
-        for b, block in enumerate(records.key_blocks(classifiers)):
-            keys, codes = grouping.codes(block)
-            key_record = block.key_record[keys]
-            records_drawn = np.arange(block.record_rows.shape[0])
+        counts = np.zeros((n_groups, n_block), dtype=np.int64)
+        for b, start in enumerate(starts.tolist()):
+            ptr = indptr[start : start + sizes[b] + 1]
+            drawn = np.arange(start, start + sizes[b])
             if resampling == "permutation":
-                # Only records with a key that counts need a weight.
-                first = np.ones(key_record.shape[0], dtype=bool)
-                np.not_equal(key_record[1:], key_record[:-1], out=first[1:])
-                records_drawn = key_record[first]
-                key_record = np.cumsum(first) - 1
-            n = records_drawn.shape[0]
+                # Only records with a key need a weight.
+                has = np.flatnonzero(np.diff(ptr))
+                drawn, ptr = start + has, np.append(ptr[has], ptr[-1])
             if draws is not None:
-                weights = draws[out, block.start + records_drawn].T
-                weights = np.ascontiguousarray(weights, dtype=np.int64)
+                weights = np.ascontiguousarray(draws[out, drawn].T, dtype=np.int64)
             elif resampling == "permutation":
-                weights = _bernoulli_weights(rng, n, n_block)
+                weights = _bernoulli_weights(rng, drawn.shape[0], n_block)
             else:
-                weights = _bootstrap_weights(rng, n, per_block[:, b])
-            if row_sums:
-                # The weights summed by the records' numbers of rows R, times R and R**2.
-                size = block.record_rows[records_drawn].astype(np.int64)
-                by_size = sparse.csc_array(
-                    (np.ones(n, dtype=weights.dtype), size, np.arange(n + 1)),
-                    shape=(records.max_rows + 1, n),
-                )
-                drawn_by_size = (by_size @ weights).astype(float)
-                record_sizes = np.arange(records.max_rows + 1, dtype=float)
-                rows[out, 0] += record_sizes @ drawn_by_size
-                rows[out, 1] += record_sizes**2 @ drawn_by_size
-            groups.add(groups.ids(codes), key_record, weights)
-            if groups.n > _MAX_GROUPS or b == len(starts) - 1:
-                codes, counts = groups.pop()
-                if codes.shape[0]:
-                    sums[out] += counts.T @ grouping.features(codes)
-    return (sums, rows) if row_sums else sums
+                weights = _bootstrap_weights(rng, drawn.shape[0], per_block[:, b])
+            keys = ids[ptr[0] : ptr[-1]]
+            which = slice(None) if whole else np.unique(keys, return_inverse=True)
+            if not whole:
+                which, keys = which[0], which[1].ravel()
+            matrix = sparse.csc_array(
+                (np.ones(keys.shape[0], dtype=weights.dtype), keys, ptr - ptr[0]),
+                shape=(n_groups if whole else which.shape[0], drawn.shape[0]),
+            )
+            if whole:
+                counts += matrix @ weights
+            else:
+                sums[out] += _by_class((matrix @ weights).astype(float), groups, which)
+        if whole:
+            sums[out] += _by_class(counts.astype(float), groups)
+    return sums
