@@ -133,9 +133,14 @@ def test_cv_compare_scores_is_clustered_by_record():
     )
     np.testing.assert_array_equal(result.table["diff_se"], expected.table["diff_se"])
     assert result.n_records == y.shape[0] < result.n_rows
-    # ROC AUC by the clustered bootstrap: DeLong takes no clusters.
-    auc = _quiet(comparator.compare_scores, "roc_auc", n_resamples=200, random_state=0)
-    assert auc.method == "bootstrap"
+    # ROC AUC by DeLong's test with the records as clusters (Obuchowski).
+    auc = _quiet(comparator.compare_scores, "roc_auc")
+    assert auc.method == "delong"
+    expected_auc = _quiet(
+        compare_roc_auc, first["y_true"].to_numpy(), comparator.scores_, groups=records
+    )
+    np.testing.assert_array_equal(auc.table["diff_se"], expected_auc.table["diff_se"])
+    assert auc.n_records == y.shape[0] < auc.n_rows
     np.testing.assert_allclose(
         auc.table["roc_auc"], roc_auc_score(first["y_true"], comparator.scores_["svc"]), rtol=1e-12
     )

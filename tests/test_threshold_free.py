@@ -520,3 +520,29 @@ def test_any_tied_scores_and_weights_match_sklearn(data):
                     assert np.isnan(got)
                     continue
                 assert got == pytest.approx(reference(y, s, sample_weight=w), abs=1e-12)
+
+
+def test_random_state_takes_a_generator():
+    # The documented seed types: None, an int, a Generator or a RandomState.
+    from sklearn_precision_stats import compare_metric
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+    scores = {"a": rng.random(200), "b": rng.random(200)}
+    first = compare_average_precision(
+        y, scores, n_resamples=50, random_state=np.random.default_rng(5)
+    )
+    again = compare_average_precision(
+        y, scores, n_resamples=50, random_state=np.random.default_rng(5)
+    )
+    np.testing.assert_array_equal(first.replicates["a"], again.replicates["a"])
+    preds = {"a": (scores["a"] > 0.5).astype(int), "b": (scores["b"] > 0.5).astype(int)}
+    result = compare_metric(
+        y,
+        preds,
+        metric="f1",
+        method="bootstrap",
+        n_resamples=50,
+        random_state=np.random.default_rng(5),
+    )
+    assert np.isfinite(result.table["diff"]).all()

@@ -418,8 +418,8 @@ class CVPrecisionComparator(_BaseComparator):
             The measure, compared by :func:`compare_average_precision`,
             :func:`compare_precision_at_recall`,
             :func:`compare_recall_at_precision` or :func:`compare_roc_auc`
-            (by default ``method="bootstrap"`` when records repeat:
-            DeLong's test takes no clusters).
+            (DeLong's test by default, with Obuchowski's clustered
+            covariance when records repeat).
         average : {"macro", "micro", "weighted"}, default=None
             None gives one row per class (one row, the second class, for a
             binary problem).
@@ -444,8 +444,6 @@ class CVPrecisionComparator(_BaseComparator):
         records: np.ndarray | None = stored_records
         if np.unique(stored_records).shape[0] == stored_records.shape[0]:
             records = None  # every record once: no clusters
-        elif metric == "roc_auc":
-            metric_params.setdefault("method", "bootstrap")
         return self._compare_score_columns(
             y_true,
             self.scores_,

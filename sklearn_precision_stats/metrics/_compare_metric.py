@@ -56,7 +56,7 @@ _STACKLEVEL = 4
         "method": [StrOptions(set(_METHODS))],
         "n_resamples": [Interval(Integral, 2, None, closed="left")],
         "confidence_level": [Interval(RealNotInt, 0, 1, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     },
     prefer_skip_nested_validation=True,
 )

@@ -53,7 +53,7 @@ _PARAMETERS = {
     "average": [StrOptions(set(_AVERAGES)), None],
     "n_resamples": [Interval(Integral, 2, None, closed="left"), "array-like"],
     "confidence_level": [Interval(RealNotInt, 0, 1, closed="neither")],
-    "random_state": ["random_state"],
+    "random_state": ["random_state", np.random.Generator],
 }
 
 
