@@ -36,7 +36,7 @@ from bench_engine import (
 )
 
 from sklearn_precision_stats import compare_precision
-from sklearn_precision_stats.engine import _labels, _pipeline
+from sklearn_precision_stats.engine import _codes, _labels, _pipeline
 from sklearn_precision_stats.engine._accumulator import ComparisonCounts
 
 N_CLASSES = 10
@@ -127,7 +127,6 @@ def special_paths(n, repeat=3):
     a, b = preds["clf0"], preds["clf1"]
     names = np.array([f"class_{k}" for k in range(N_CLASSES)])
     words = np.array(["setosa", "versicolor", "virginica", "arctica", "borealis"] * 2)
-    shared = names.astype(object)
     rows = []
 
     def no_fused(arrays, names=None):
@@ -156,50 +155,77 @@ def special_paths(n, repeat=3):
         lambda: compare_precision(cats[0], {"a": cats[1], "b": cats[2]}),
         lambda: compare_without_fused(*cats),
     )
-    strings = names[y]
-    timed(
-        "str labels by mixed-radix keys (_labels._StringScan) vs pandas.factorize",
-        lambda: _labels.encode_labels(strings),
-        lambda: pd.factorize(strings),
-    )
-    word_labels = words[y]
-    timed(
-        "str words of many lengths (_labels._StringScan) vs pandas.factorize",
-        lambda: _labels.encode_labels(word_labels),
-        lambda: pd.factorize(word_labels),
-    )
-    objects = shared[y]
-    timed(
-        "object labels by address (_labels._SharedObjects) vs pandas.factorize",
-        lambda: _labels.encode_labels(objects),
-        lambda: pd.factorize(objects),
-    )
-    ids = np.random.default_rng(4).permutation(n)
 
-    def ids_hashed():
-        encoder = _labels.StreamingLabelEncoder()
-        encoder._set_kind("num", None)
-        return encoder._encode_hashed_integers(ids, None)
+    # Label encoding: whole compare_precision calls, each special path against
+    # pandas.factorize (or numpy) doing its work.
+    def patched(owner, attr, value, func):
+        def run():
+            original = getattr(owner, attr)
+            setattr(owner, attr, value)
+            try:
+                return func()
+            finally:
+                setattr(owner, attr, original)
+
+        return run
+
+    def factorized_strings(self, arr, name):
+        self._set_kind("str", name)
+        return self._encode_local(*pd.factorize(arr), name)
+
+    def factorized_objects(self, arr, name):
+        return self._encode_local(*pd.factorize(arr, use_na_sentinel=True), name)
+
+    encoder = _labels.StreamingLabelEncoder
+    for kind, classes in [("class_k", names), ("words", words)]:
+        for dtype, method, general in [
+            ("str", "_encode_fixed_strings", factorized_strings),
+            ("object", "_encode_objects", factorized_objects),
+        ]:
+            u, v, w = (classes.astype(dtype)[c] for c in (y, a, b))
+
+            def call(u=u, v=v, w=w):
+                return compare_precision(u, {"a": v, "b": w})
+
+            timed(
+                f"{dtype} labels ({kind}) by integer keys (_labels.{method}) vs pandas.factorize",
+                call,
+                patched(encoder, method, general, call),
+            )
+
+    def counted():
+        return compare_precision(ComparisonCounts.from_arrays(y, {"a": a, "b": b}))
 
     timed(
-        "record ids through a lookup table (encoder) vs its pandas.factorize route",
-        lambda: _labels.StreamingLabelEncoder().encode(ids),
-        ids_hashed,
+        "ComparisonCounts of labels 0..9 in the table (_add_integer_table) vs encoded",
+        counted,
+        patched(ComparisonCounts, "_add_integer_table", lambda self, arrays, name: False, counted),
     )
+    stacked = np.concatenate([np.random.default_rng(r).permutation(n // 5) for r in range(5)])
 
-    def counts_by_encoder():
-        original = ComparisonCounts._add_raw_integers
-        ComparisonCounts._add_raw_integers = lambda self, arrays, name: False
-        try:
-            return ComparisonCounts.from_arrays(y, {"a": a, "b": b})
-        finally:
-            ComparisonCounts._add_raw_integers = original
+    def sorted_codes(y_true, preds, names=None):
+        codes, values = _labels.encode_sorted(y_true, *preds, names=names)
+        return _codes.EncodedPredictions(codes[0], list(codes[1:]), values, 0)
 
-    timed(
-        "ComparisonCounts of integer labels, raw table (_add_raw_integers)",
-        lambda: ComparisonCounts.from_arrays(y, {"a": a, "b": b}),
-        counts_by_encoder,
-    )
+    def factorized_groups(groups):
+        codes, uniques = pd.factorize(groups, sort=True)
+        return codes, len(uniques)
+
+    def clustered():
+        return compare_precision(y, {"a": a, "b": b}, groups=stacked)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        timed(
+            "integer labels as their own codes (_codes.encode_predictions) vs encoded",
+            clustered,
+            patched(_pipeline, "encode_predictions", sorted_codes, clustered),
+        )
+        timed(
+            "record ids by flags of the ids present (_codes.encode_groups) vs pandas.factorize",
+            clustered,
+            patched(_pipeline, "encode_groups", factorized_groups, clustered),
+        )
     groups = np.random.default_rng(3).permutation(n // 2)[np.arange(n) // 2]
 
     def without_pairs():

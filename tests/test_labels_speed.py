@@ -1,7 +1,7 @@
 """The fast label-encoding paths: exact against numpy.unique, and taken.
 
 Fixed-width strings are read as a mixed-radix key of the characters that
-vary; object arrays of a few shared objects go through a table of their
+vary; object arrays of a few shared objects are hashed by their
 addresses. Each test compares codes and values with :func:`numpy.unique`
 (an independent, sorting encoder) and, where it matters, checks that the
 slow per-object path is not used.
@@ -130,7 +130,7 @@ def test_non_contiguous_and_wide_strings():
     _check([base[::2], base[1::2]])
 
 
-def test_shared_objects_take_the_address_table(monkeypatch):
+def test_shared_objects_are_hashed_by_address(monkeypatch):
     _no_object_factorize(monkeypatch)
     rng = np.random.default_rng(3)
     classes = np.array(["no", "yes", "maybe"], dtype=object)

@@ -51,6 +51,9 @@ def encode_predictions(y_true, preds, names=None):
     """
     arrays = [y_true, *preds]
     n = y_true.shape[0]
+    # The labels as codes: compare_precision of 10^7 rows of labels 0..9 is
+    # 2.3x faster than with the labels encoded, clustered (5 rows per
+    # record) or of 10 classifiers (benchmarks/bench_architecture.py).
     if all(a.dtype.kind in "iub" for a in arrays):
         lo = min(int(a.min()) for a in arrays)
         hi = max(int(a.max()) for a in arrays)
@@ -102,6 +105,9 @@ def encode_groups(groups):
                 codes = codes.copy()
             # Flags of one byte, not counts of eight: the writes stay in the
             # cache for ids in any order (half the time of a bincount).
+            # compare_precision of 10^7 clustered rows (5 per record) is 2.5x
+            # faster than with pandas.factorize(sort=True) of the ids
+            # (benchmarks/bench_architecture.py).
             present = np.zeros(hi - lo + 1, dtype=bool)
             present[codes] = True
             n_records = int(np.count_nonzero(present))
