@@ -759,8 +759,16 @@ def _bootstrap_weights(rng, n_records, drawn):
     n_resamples = drawn.shape[0]
     dtype = np.int16 if drawn.max(initial=0) < 2**15 else np.int32
     weights = np.empty((n_resamples, n_records), dtype=dtype)
+    # Full blocks have 2**14 records: for a power of two a pick is the low
+    # bits of 16 random ones (uniform, no rejection), about 6x cheaper than
+    # integers().
+    power_of_two = n_records & (n_records - 1) == 0 and n_records <= 2**16
     for r, size in enumerate(drawn.tolist()):
-        picks = rng.integers(0, n_records, size=size, dtype=np.intp)
+        if power_of_two:
+            words = rng.integers(0, 2**64, size=-(-size // 4), dtype=np.uint64)
+            picks = words.view(np.uint16)[:size] & np.uint16(n_records - 1)
+        else:
+            picks = rng.integers(0, n_records, size=size, dtype=np.intp)
         weights[r] = np.bincount(picks, minlength=n_records)
     return np.ascontiguousarray(weights.T)
 
