@@ -38,8 +38,9 @@ _MAX_CELLS = 2**11
 _MAX_PAIR_ROWS = 4
 # Rows per record at most on this path (what _MAX_PAIR_ROWS allows).
 _MAX_SLOTS = 2 * _MAX_PAIR_ROWS + 1
-# Rows per block of :func:`record_keys`.
+# Rows per block of :func:`record_keys`, records per block of :func:`pair_table`.
 _BLOCK_ROWS = 2**16
+_PAIR_BLOCK = 2**14
 
 
 def record_keys(encoded, groups):
@@ -160,13 +161,24 @@ def pair_table(slots, n_cells):
         A row paired with itself included (on the diagonal).
     """
     size = n_cells + 1  # the last cell fills empty slots
-    pairs = np.zeros(size * size, dtype=np.int64)
-    m = slots.shape[1]
-    for a in range(m):
-        first = slots[:, a].astype(np.intp) * size
-        for b in range(a + 1, m):
-            pairs += np.bincount(first + slots[:, b], minlength=size * size)
-    pairs = pairs.reshape(size, size)
+    n_records, m = slots.shape
+    # Records in blocks whose codes stay in the cache, added into one table
+    # (np.add.at: a bincount would make and add a new table each time) of
+    # counts in 32 bits while they fit, so that more of it stays in the
+    # cache: 1.5x faster than a bincount per pair of slots at 10^7 rows.
+    count_type = np.int32 if _MAX_PAIR_ROWS * slots.size < 2**31 else np.int64
+    pairs, one = np.zeros(size * size, dtype=count_type), count_type(1)
+    first = np.empty((m, _PAIR_BLOCK), dtype=np.intp)
+    code = np.empty(_PAIR_BLOCK, dtype=np.intp)
+    for start in range(0, n_records, _PAIR_BLOCK):
+        block = slots[start : start + _PAIR_BLOCK]
+        k = block.shape[0]
+        np.multiply(block.T, size, out=first[:, :k], dtype=np.intp)
+        for a in range(m):
+            for b in range(a + 1, m):
+                np.add(first[a, :k], block[:, b], out=code[:k], casting="unsafe")
+                np.add.at(pairs, code[:k], one)
+    pairs = pairs.astype(np.int64).reshape(size, size)
     if m == 1:
         rows_per_cell = np.bincount(slots[:, 0], minlength=size)[:n_cells]
     else:
@@ -255,7 +267,10 @@ def pair_statistics(encoded, groups):
         gram[k, 0] = gram[k, :, 0] = with_any @ features[:, k]
     categories = _categories_from_moments(sums, gram, _key_feature_map(n_clf), n_clf)
     pooled = pooled_features(n_values, n_clf)
-    pooled = _pooled_from_moments(pooled.T @ rows, pooled.T @ pairs @ pooled, n_clf)
+    # One contraction, not a product of a thin matrix by a square one
+    # (which takes BLAS tens of times longer).
+    gram = np.einsum("zf,zw,wg->fg", pooled, pairs, pooled, optimize=True)
+    pooled = _pooled_from_moments(pooled.T @ rows, gram, n_clf)
     return categories, pooled, slots
 
 
