@@ -136,18 +136,25 @@ def special_paths(n, repeat=3):
         t_special, t_general = best_times([special, general], repeat)
         rows.append((label, t_special, t_general))
 
-    def compare_without_fused(u, v, w):
-        original = _pipeline.fused_joint_table
-        _pipeline.fused_joint_table = no_fused
+    def compare_without_fused(u, v, w, *more):
+        # The general path: labels encoded (_codes.encode_predictions).
+        original = _pipeline.fused_joint_table, _pipeline.integer_codes
+        _pipeline.fused_joint_table = _pipeline.integer_codes = no_fused
         try:
-            return compare_precision(u, {"a": v, "b": w})
+            return compare_precision(u, dict(zip("abcdefgh", (v, w, *more), strict=False)))
         finally:
-            _pipeline.fused_joint_table = original
+            _pipeline.fused_joint_table, _pipeline.integer_codes = original
 
     timed(
         "integer labels counted into the table (_tables.integer_joint_table)",
         lambda: compare_precision(y, {"a": a, "b": b}),
         lambda: compare_without_fused(y, a, b),
+    )
+    many = list(predictions(n, 5, seed=2)[1].values())
+    timed(
+        "integer labels of 5 classifiers as one-byte codes (_tables.integer_codes)",
+        lambda: compare_precision(y, dict(zip("abcde", many, strict=True))),
+        lambda: compare_without_fused(y, *many),
     )
     cats = [pd.Series(names[v], dtype="category") for v in (y, a, b)]
     timed(

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from sklearn_precision_stats import compare_accuracy, compare_precision
-from sklearn_precision_stats.engine import _counts, _pipeline
+from sklearn_precision_stats.engine import _counts, _pipeline, _tables
 from sklearn_precision_stats.engine._counts import (
     agreement_from_joint_table,
     agreement_from_pairs,
@@ -145,3 +145,55 @@ def test_inputs_stay_the_callers():
     assert y.flags.writeable
     inputs = [y, *preds.values()]
     assert not any(np.shares_memory(a, b) for a in stored._arrays.values() for b in inputs)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32, np.int64, np.uint64])
+def test_small_integer_labels_are_their_own_one_byte_codes(dtype):
+    rng = np.random.default_rng(11)
+    arrays = [rng.integers(1, 12, 300_000).astype(dtype) for _ in range(4)]
+    codes, n_values = _tables.integer_codes(arrays)
+    assert n_values == max(int(a.max()) for a in arrays) + 1
+    for code, a in zip(codes, arrays, strict=True):
+        assert code.dtype == np.uint8
+        np.testing.assert_array_equal(code, a)
+    flags = [rng.random(10) < 0.5 for _ in range(3)]
+    codes, n_values = _tables.integer_codes(flags)
+    assert n_values <= 2
+    np.testing.assert_array_equal(codes[1], flags[1])
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        np.array([0, 1, -1]),
+        np.array([0, 1, 256]),
+        np.array([0, 2**63], dtype=np.uint64),
+        np.array([0.0, 1.0]),
+        np.array(["a", "b", "a"]),
+    ],
+)
+def test_other_labels_are_left_to_the_encoder(bad):
+    # A label outside 0..255 in the last block of rows is found too.
+    rows = 300_000
+    arrays = [np.zeros(rows, dtype=bad.dtype) for _ in range(3)]
+    arrays[2][-bad.shape[0] :] = bad
+    assert _tables.integer_codes(arrays) is None
+
+
+@pytest.mark.parametrize("n_clf", [4, 5])
+def test_integer_and_string_labels_give_identical_results(n_clf):
+    # Integer labels are their own codes (the class 0 unused here), strings
+    # are encoded; the joint table (4 classifiers) or the groups' tables
+    # (5) give the same numbers either way.
+    y, preds, _ = make_correlated_predictions(5000, 10, n_clf, seed=13)
+    names = np.array([f"class {k:02d}" for k in range(1, 11)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        by_integers = compare_precision(y + 1, {k: p + 1 for k, p in preds.items()})
+        by_strings = compare_precision(names[y], {k: names[p] for k, p in preds.items()})
+    for frame in ("table", "omnibus"):
+        a, b = getattr(by_integers, frame), getattr(by_strings, frame)
+        np.testing.assert_array_equal(np.unique(a["class"]), np.arange(1, 11))
+        pd.testing.assert_frame_equal(
+            a.drop(columns="class"), b.drop(columns="class"), check_exact=True
+        )

@@ -369,11 +369,14 @@ _MAX_RADIX_BUCKETS = 2**16
 
 
 def _narrow_codes(codes, n_values):
-    """Label codes in the narrowest unsigned type holding ``n_values`` codes."""
+    """Label codes in the narrowest unsigned type holding ``n_values`` codes.
+
+    Not a copy when they are in it already.
+    """
     if n_values <= 2**8:
-        return codes.astype(np.uint8)
+        return codes.astype(np.uint8, copy=False)
     if n_values <= 2**16:
-        return codes.astype(np.uint16)
+        return codes.astype(np.uint16, copy=False)
     return codes
 
 

@@ -5,12 +5,13 @@
 1. **labels to codes** (:mod:`._codes`, :mod:`._labels`): truth and
    predictions to shared integer codes, record ids to record codes. When the
    joint table of one row per record is small it is counted straight from
-   the labels instead (:mod:`._tables`), without a code per row;
+   the labels instead (:mod:`._tables`), without a code per row, and other
+   small non-negative integer labels are their own one-byte codes;
 2. **codes to sufficient statistics**, by layout of the rows:
 
    * one row per record (:func:`paired_statistics`): the joint table, or for
-     many classifiers the agreement counts of every pair of classifiers
-     (:func:`._counts.agreement_from_pairs`);
+     many classifiers the tables of groups of classifiers that hold every
+     pair (:func:`._counts.agreement_from_pairs`);
    * several rows per record (:func:`clustered_statistics_of`): sums over
      pairs of a record's rows (:mod:`._row_pairs`) or per (record, class)
      sums (:func:`._counts.clustered_statistics`);
@@ -48,6 +49,7 @@ from ._row_pairs import pair_statistics
 from ._tables import (
     _MAX_TABLE_CELLS,
     categorical_joint_table,
+    integer_codes,
     integer_joint_table,
     joint_table,
 )
@@ -131,21 +133,27 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_row
     n_rows = y_true.shape[0]
     arrays = [y_true, *preds]
     # Step 1: labels to codes, or straight to a small joint table.
-    fused = None
+    fused = narrow = None
     if groups is None and not keep_rows:
         fused = fused_joint_table(arrays, names)
+        narrow = None if fused is not None else integer_codes(arrays)
+    encoded = table = codes = None
     if fused is not None:
         values, table = fused
-        encoded = None
+    elif narrow is not None:  # small integer labels: their own one-byte codes
+        codes, n_values = narrow
+        values = np.arange(n_values).astype(np.result_type(*[a.dtype for a in arrays]))
     else:
         encoded = encode_predictions(y_true, preds, names)
-        values, table = encoded.values, None
+        values = encoded.values
     # Step 2: codes to sufficient statistics, by layout.
     stats, n_records, rows = None, n_rows, None
     if groups is not None:
         stats, n_records, rows = clustered_statistics_of(encoded, groups, keep_rows)
     elif table is not None:
         stats = statistics_of_table(table)
+    elif codes is not None:
+        stats = paired_statistics(codes[0], codes[1:], len(values))
     if stats is None:  # one row per record, from the codes
         y, codes = codes_of(encoded)
         stats = paired_statistics(y, codes, len(values))
@@ -198,9 +206,10 @@ def paired_statistics(y, codes, n_values):
     """:class:`Statistics` of one row per record, from label codes.
 
     A small joint table is counted in one pass; beyond ``_MAX_TABLE_CELLS``
-    cells (many classifiers or classes) the agreement counts are counted
-    pair of classifiers by pair, at a cost per pair of about one small
-    joint table.
+    cells (many classifiers or classes) the agreement counts come from the
+    small tables of groups of classifiers that hold every pair
+    (:func:`._counts.agreement_from_pairs`), at a cost per pair below that
+    of the joint table.
     """
     n_clf = len(codes)
     if n_values ** (n_clf + 1) <= _MAX_TABLE_CELLS:

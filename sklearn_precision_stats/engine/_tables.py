@@ -15,7 +15,13 @@ code per row first, because it pays (benchmarks/bench_architecture.py):
   2.8x faster than encoding their labels.
 
 Each returns None when it does not apply; the caller then encodes the labels
-(:func:`._codes.encode_predictions`) and counts the codes.
+(:func:`._codes.encode_predictions`) and counts the codes. Integer labels
+whose table is too large (many classifiers) are still their own codes,
+narrowed in one pass to the one byte per label that the counts read
+(:func:`integer_codes`): 1.7x faster than encoding then narrowing them at
+10^7 rows, 1.3x on the whole comparison of 5 classifiers, and what keeps the
+cost per pair of classifiers clearly lower past the joint table (0.31x of
+c = 2's at 10^7 records, against 0.41x without, 0.40x just before).
 """
 
 import math
@@ -149,8 +155,10 @@ def integer_joint_table(arrays, max_cells=_MAX_JOINT_CELLS):
         if seen.bit_length() > bits:
             old = bits
             bits = seen.bit_length()
-            if ((1 << (bits - 1)) + 1) ** n_axes > max_cells:
-                # Some label is at least 2 ** (bits - 1): too large a table.
+            if (seen + 1) ** n_axes > max_cells:
+                # Too large a table, whether by blocks (a label is at least
+                # 2 ** (bits - 1)) or by the whole-array pass (its size is
+                # the OR of every label plus one).
                 return None
             if (1 << bits) ** n_axes > min(max_cells, 4 * _FUSED_BLOCK_ROWS):
                 # A large table: one whole-array pass (or the general path).
@@ -167,6 +175,45 @@ def integer_joint_table(arrays, max_cells=_MAX_JOINT_CELLS):
                 out <<= bits
         table += np.bincount(out, minlength=table.shape[0])
     return _trim_table(table.reshape((1 << bits,) * n_axes))
+
+
+def integer_codes(arrays):
+    """Non-negative integer (or bool) labels below 256 as one-byte codes, in one pass.
+
+    The labels are their own codes, as in :func:`integer_joint_table`. Each
+    block of each array is range-checked while it is in the cache and
+    narrowed to the uint8 codes that the counts read and the records keep:
+    one pass over the labels, where encoding them (a minimum and a maximum)
+    and narrowing the codes would take three.
+
+    Parameters
+    ----------
+    arrays : list of ndarray
+        Truth, then each classifier's predictions, of one length.
+
+    Returns
+    -------
+    codes : list of ndarray of uint8
+    n_values : int
+        The largest label plus one.
+
+    None when some array is not of integers or bools, or a label is
+    negative or above 255 (the general path encodes those labels).
+    """
+    if not all(isinstance(a, np.ndarray) and a.dtype.kind in "biu" for a in arrays):
+        return None
+    raw = [a.view(np.uint8) if a.dtype.kind == "b" else a for a in arrays]
+    codes = [np.empty(a.shape[0], dtype=np.uint8) for a in raw]
+    high = 0
+    for start in range(0, raw[0].shape[0], _FUSED_BLOCK_ROWS):
+        for a, out in zip(raw, codes, strict=True):
+            part = a[start : start + _FUSED_BLOCK_ROWS]
+            if not 0 <= int(np.bitwise_or.reduce(part)) < 256:  # the sign bit: negative
+                return None
+            narrow = out[start : start + part.shape[0]]
+            narrow[:] = part
+            high = max(high, int(narrow.max()))
+    return codes, high + 1
 
 
 def _integer_joint_table_whole(raw, max_cells):
