@@ -83,14 +83,16 @@ def record_keys(encoded, groups):
         out = keys[rows]
         part, code = cell[: out.shape[0]], label[: out.shape[0]]
         out[...] = groups[rows]  # cast modulo the key's width, as is the rest
-        out -= lo
+        if lo:
+            out -= lo
         out <<= key_type(bits)
         part[...] = labels[0][rows]
         for a in labels[1:]:
             part *= key_type(n_values)
             code[...] = a[rows]
             part += code
-        part -= shift
+        if shift:
+            part -= shift
         out |= part
     return keys, bits
 
@@ -206,7 +208,7 @@ def cell_features(n_values, n_clf):
     labels = _cell_labels(n_values, n_clf)
     k = np.arange(n_values)[None, :]
     truth = labels[0][:, None] == k
-    features = np.zeros((labels.shape[1], n_values, 1 + 3 * n_clf))
+    features = np.zeros((labels.shape[1], n_values, 1 + 3 * n_clf), dtype=np.int64)
     features[..., 0] = 1
     for c in range(n_clf):
         said = labels[1 + c][:, None] == k
@@ -219,7 +221,7 @@ def cell_features(n_values, n_clf):
 def pooled_features(n_values, n_clf):
     """What a row of each cell adds to accuracy's features: one row, then correct per classifier."""
     labels = _cell_labels(n_values, n_clf)
-    features = np.ones((labels.shape[1], 1 + n_clf))
+    features = np.ones((labels.shape[1], 1 + n_clf), dtype=np.int64)
     features[:, 1:] = (labels[1:] == labels[0]).T
     return features
 
@@ -250,27 +252,29 @@ def pair_statistics(encoded, groups):
     slots = record_slots(*record_keys(encoded, groups), n_cells)
     if slots is None:
         return None
-    rows, pairs = (a.astype(float) for a in pair_table(slots, n_cells))
+    rows, pairs = pair_table(slots, n_cells)
     # Sums over records of products of sums over rows: the pair table
-    # between the features of the two rows (exact: integers below 2**53).
-    # On the cells that do not touch class k a row's only feature is its
-    # row, so k's Gram matrix reads the pairs of the cells that do, and the
-    # pairs of each cell with any row.
+    # between the features of the two rows, in integers (NumPy's own loops,
+    # exact and faster here than BLAS's products of thin matrices). On the
+    # cells that do not touch class k a row's only feature is its row, so
+    # k's Gram matrix reads the pairs of the cells that do, and the pairs of
+    # each cell with any row.
     features = cell_features(n_values, n_clf)
     sums = np.einsum("z,zkf->kf", rows, features)
     with_any = pairs.sum(axis=0)
-    gram = np.empty(features.shape[1:] + features.shape[2:])
+    gram = np.empty(features.shape[1:] + features.shape[2:], dtype=np.int64)
     for k in range(n_values):
         touched = np.flatnonzero(features[:, k, 1:].any(axis=1))
         f = features[touched, k]
         gram[k] = f.T @ pairs[np.ix_(touched, touched)] @ f
         gram[k, 0] = gram[k, :, 0] = with_any @ features[:, k]
-    categories = _categories_from_moments(sums, gram, _key_feature_map(n_clf), n_clf)
+    categories = _categories_from_moments(
+        sums.astype(float), gram.astype(float), _key_feature_map(n_clf), n_clf
+    )
     pooled = pooled_features(n_values, n_clf)
-    # One contraction, not a product of a thin matrix by a square one
-    # (which takes BLAS tens of times longer).
-    gram = np.einsum("zf,zw,wg->fg", pooled, pairs, pooled, optimize=True)
-    pooled = _pooled_from_moments(pooled.T @ rows, gram, n_clf)
+    pooled = _pooled_from_moments(
+        (pooled.T @ rows).astype(float), (pooled.T @ (pairs @ pooled)).astype(float), n_clf
+    )
     return categories, pooled, slots
 
 
