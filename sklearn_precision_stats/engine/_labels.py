@@ -236,10 +236,14 @@ class StreamingLabelEncoder:
         # Numbers: NaN is a distinct value, which the checks of the distinct
         # values reject with the argument's name.
         codes, uniques = pd.factorize(arr, use_na_sentinel=kind not in "biuf")
-        return self._encode_local(codes, uniques, name)
+        return self._encode_local(codes, uniques, name, own=True)
 
-    def _encode_local(self, codes, uniques, name):
-        """Map a local factorisation (codes into `uniques`) to global codes."""
+    def _encode_local(self, codes, uniques, name, own=False):
+        """Map a local factorisation (codes into `uniques`) to global codes.
+
+        With `own`, the codes (intp) are this encoder's to overwrite: no new
+        array of the rows' size, whose first writes cost as much as the map.
+        """
         codes = np.asarray(codes)
         if codes.size and codes.min() < 0:
             row = int(np.argmax(codes < 0))
@@ -248,6 +252,8 @@ class StreamingLabelEncoder:
                 "row needs a label. Drop or impute the rows with missing labels first."
             )
         mapping = self._global_codes(uniques, name)
+        if own:
+            return np.take(mapping, codes, out=codes, mode="clip")
         return mapping[codes] if codes.size else np.empty(0, dtype=np.intp)
 
     def _global_codes(self, uniques, name):
@@ -364,7 +370,7 @@ class StreamingLabelEncoder:
         spans = [int(hi[j]) - int(lo[j]) + 1 for j in columns]
         n_keys = math.prod(spans)
         if n_keys > _MAX_STRING_KEYS:  # e.g. random ids
-            return self._encode_local(*pd.factorize(arr), name)
+            return self._encode_local(*pd.factorize(arr), name, own=True)
         # sum_j (chars[:, j] - lo[j]) * (product of the later spans), which
         # lies in [0, n_keys): the int64 sums on the way may wrap around, the
         # result is exact.
@@ -389,7 +395,7 @@ class StreamingLabelEncoder:
 
         if n_keys > n:
             codes, keys = pd.factorize(key)
-            return self._encode_local(codes, labels_of(keys), name)
+            return self._encode_local(codes, labels_of(keys), name, own=True)
         # Few keys (class labels): when a sample of rows holds all of them,
         # there is no need to count the rows to know which are present.
         present = np.arange(n_keys)
@@ -400,7 +406,7 @@ class StreamingLabelEncoder:
             return key  # the key is the code (the usual first array)
         lookup = np.zeros(n_keys, dtype=np.intp)
         lookup[present] = codes
-        return lookup[key]
+        return np.take(lookup, key, out=key, mode="clip")  # each key is read, then written
 
     def _encode_objects(self, arr, name):
         # Hand-written (the objects' addresses, read in place through ctypes,
@@ -424,8 +430,8 @@ class StreamingLabelEncoder:
                     rows[codes] = np.arange(n)
                 objects = arr[rows]
                 if not pd.isna(objects).any():
-                    return self._encode_local(codes, objects, name)
-        return self._encode_local(*pd.factorize(arr, use_na_sentinel=True), name)
+                    return self._encode_local(codes, objects, name, own=True)
+        return self._encode_local(*pd.factorize(arr, use_na_sentinel=True), name, own=True)
 
 
 def _column_ranges(chars):
