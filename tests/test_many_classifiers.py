@@ -56,6 +56,7 @@ MAX_PAIR_CELLS = pytest.mark.parametrize(
         (3, 7, 3000),
         (2, 9, 500),
         (10, 6, 140_000),
+        (2, 12, 2000),
     ],
 )
 def test_pairs_give_the_agreement_counts_of_the_joint_table(

@@ -270,7 +270,11 @@ def agreement_from_pairs(y, preds, n_values):
     """
     n_clf, v = len(preds), n_values
     size = n_clf
-    while size > 2 and v ** (size + 1) > _MAX_PAIR_CELLS:
+    # Reading the pairs of a group from its table costs about its pairs times
+    # its cells: at most what counting the rows costs.
+    while size > 2 and (
+        v ** (size + 1) > _MAX_PAIR_CELLS or size**2 * v ** (size + 1) > y.shape[0]
+    ):
         size -= 1
     if v ** (size + 1) > _MAX_PAIR_CELLS:
         return _agreement_codes(y, preds, v)
@@ -321,24 +325,16 @@ def _agreement_codes(y, preds, n_values):
     """
     n_clf, v = len(preds), n_values
     counts = np.zeros((n_clf, n_clf, 4 * v), dtype=np.int64)  # [c, c]: c alone
-    rows_max = max(min(_PAIR_BLOCK_ROWS, y.shape[0]), 1)
-    first = np.empty((n_clf, rows_max), dtype=np.intp)
-    code = np.empty(rows_max, dtype=np.intp)
     for start in range(0, y.shape[0], _PAIR_BLOCK_ROWS):
         rows = slice(start, start + _PAIR_BLOCK_ROWS)
-        block = [p[rows] for p in preds]
-        m = block[0].shape[0]
-        out = code[:m]
-        for c in range(n_clf):  # c's part of its codes, once per block
-            np.equal(y[rows], block[c], out=first[c, :m], casting="unsafe")
-            first[c, :m] *= 2 * v
-            first[c, :m] += block[c]
-            counts[c, c, : 3 * v] += np.bincount(first[c, :m], minlength=3 * v)
+        block = [p[rows].astype(np.intp) for p in preds]
+        for c, p in enumerate(block):
+            first = (y[rows] == p) * (2 * v) + p  # c's part of its codes
+            counts[c, c, : 3 * v] += np.bincount(first, minlength=3 * v)
             for d in range(c + 1, n_clf):
-                np.equal(block[c], block[d], out=out, casting="unsafe")
-                out *= v
-                out += first[c, :m]
-                counts[c, d] += np.bincount(out, minlength=4 * v)
+                code = (p == block[d]) * v
+                code += first
+                counts[c, d] += np.bincount(code, minlength=4 * v)
     # (agrees, c right): 0 0, 1 0, 0 1, 1 1, then the class predicted by c.
     codes = counts.reshape(n_clf, n_clf, 4, v).astype(float)
     diagonal = np.arange(n_clf)
