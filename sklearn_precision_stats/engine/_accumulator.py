@@ -312,7 +312,7 @@ class ComparisonCounts:
         """Count integer labels 0..K-1 straight into the joint table; False when not.
 
         Only the labels present go through the encoder, not a code per row:
-        counts of labels 0..9 and their comparison take 4x (10^6 rows) to
+        counts of labels 0..9 and their comparison take 3.5x (10^6 rows) to
         10x (10^7) less time than through the encoder
         (benchmarks/bench_architecture.py).
         """

@@ -356,8 +356,8 @@ class StreamingLabelEncoder:
         # Hand-written (the characters that vary between the labels, read as
         # the digits of one integer key): compare_precision of "class_k"
         # labels is 10x faster than through pandas.factorize of the strings,
-        # which makes a Python object of every row; 3.5x for words of
-        # different lengths (10^6 and 10^7 rows, benchmarks/bench_architecture.py).
+        # which makes a Python object of every row; 4x for words of different
+        # lengths (10^6 and 10^7 rows, benchmarks/bench_architecture.py).
         self._set_kind("str", name)
         n, width = arr.shape[0], arr.dtype.itemsize // 4
         if n == 0:
@@ -411,9 +411,9 @@ class StreamingLabelEncoder:
     def _encode_objects(self, arr, name):
         # Hand-written (the objects' addresses, read in place through ctypes,
         # hashed by pandas.factorize): compare_precision of labels held as a
-        # classifier's classes_[indices] is 3.1x (10^6 rows) to 3.9x (10^7)
-        # faster than through pandas.factorize of the objects
-        # (benchmarks/bench_architecture.py). Equal objects at different
+        # classifier's classes_[indices] is 3.5x faster than through
+        # pandas.factorize of the objects (10^6 and 10^7 rows,
+        # benchmarks/bench_architecture.py). Equal objects at different
         # addresses share a code through the dictionary of labels; arrays of
         # many distinct objects (one new string per row) and missing labels
         # take pandas.factorize.
