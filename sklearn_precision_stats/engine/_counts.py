@@ -251,11 +251,11 @@ def agreement_from_pairs(y, preds, n_values):
     (exponential in their number) is never needed: the joint tables of
     the truth with a few groups of classifiers that hold every pair
     (:func:`_pair_cover`) give them all. A group has as many classifiers as
-    a table of at most ``_MAX_PAIR_CELLS`` cells allows (three at 10
-    classes: three pairs for about the cost of one), and its table is one
-    :func:`numpy.bincount` of uint16 codes per block of rows, so the cost
-    is O(C^2 n) with a small constant. With more classes even a pair's
-    table is too large; the pairs then count agreement codes
+    a table of at most ``_MAX_PAIR_CELLS`` cells allows, and the rows pay
+    for (three at 10 classes: three pairs for about the cost of one), and
+    its table is one :func:`numpy.bincount` of uint16 codes per block of
+    rows, so the cost is O(C^2 n) with a small constant. With more classes
+    even a pair's table is too large; the pairs then count agreement codes
     (:func:`_agreement_codes`).
 
     Parameters
