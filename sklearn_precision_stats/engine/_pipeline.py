@@ -136,13 +136,15 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_row
     fused = narrow = None
     if groups is None and not keep_rows:
         fused = fused_joint_table(arrays, names)
-        narrow = None if fused is not None else integer_codes(arrays)
+    if fused is None and not keep_rows:
+        narrow = integer_codes(arrays)
     encoded = table = codes = None
     if fused is not None:
         values, table = fused
     elif narrow is not None:  # small integer labels: their own one-byte codes
         codes, n_values = narrow
         values = np.arange(n_values).astype(np.result_type(*[a.dtype for a in arrays]))
+        encoded = EncodedPredictions(codes[0], codes[1:], values, 0)
     else:
         encoded = encode_predictions(y_true, preds, names)
         values = encoded.values

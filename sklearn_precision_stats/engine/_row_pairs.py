@@ -112,9 +112,8 @@ def record_slots(keys, bits, fill):
     -------
     slots : ndarray of uint16, shape (n_records, m), or None
         Row ``r`` holds the cells of the ``r``-th record's rows (in
-        increasing order), then `fill`; each slot (column) is contiguous.
-        None when the pairs of slots would cost more than a few passes over
-        the rows.
+        increasing order), then `fill`. None when the pairs of slots would
+        cost more than a few passes over the rows.
     """
     # One sort of the packed keys puts each record's rows together whatever
     # the order of the rows (stacked repeats, shuffled rows, contiguous
@@ -132,9 +131,9 @@ def record_slots(keys, bits, fill):
         if (first == last).all() and (first[1:] > last[:-1]).all():
             if not _few_pairs(m, n // m, n):
                 return None
-            slots = np.empty((m, n // m), dtype=np.uint16)
-            np.bitwise_and(keys.reshape(-1, m).T, mask, out=slots, casting="unsafe")
-            return slots.T
+            slots = np.empty(n, dtype=np.uint16)
+            np.bitwise_and(keys, mask, out=slots, casting="unsafe")
+            return slots.reshape(-1, m)
     # Records of different sizes: the empty slots are filled.
     record = keys >> bits
     starts = np.flatnonzero(np.concatenate([[True], record[1:] != record[:-1]]))
@@ -142,10 +141,10 @@ def record_slots(keys, bits, fill):
     m, n_records = int(lengths.max()), starts.shape[0]
     if not _few_pairs(m, n_records, n):
         return None
-    slots = np.full((m, n_records), fill, dtype=np.uint16)
+    slots = np.full((n_records, m), fill, dtype=np.uint16)
     record = np.repeat(np.arange(n_records), lengths)
-    slots[np.arange(n) - starts[record], record] = keys & mask
-    return slots.T
+    slots[record, np.arange(n) - starts[record]] = keys & mask
+    return slots
 
 
 def _few_pairs(m, n_records, n):
@@ -173,12 +172,12 @@ def pair_table(slots, n_cells):
     first = np.empty((m, _PAIR_BLOCK), dtype=np.intp)
     code = np.empty(_PAIR_BLOCK, dtype=np.intp)
     for start in range(0, n_records, _PAIR_BLOCK):
-        block = slots[start : start + _PAIR_BLOCK]
-        k = block.shape[0]
-        np.multiply(block.T, size, out=first[:, :k], dtype=np.intp)
+        block = np.ascontiguousarray(slots[start : start + _PAIR_BLOCK].T)
+        k = block.shape[1]
+        np.multiply(block, size, out=first[:, :k], dtype=np.intp)
         for a in range(m):
             for b in range(a + 1, m):
-                np.add(first[a, :k], block[:, b], out=code[:k], casting="unsafe")
+                np.add(first[a, :k], block[b], out=code[:k], casting="unsafe")
                 np.add.at(pairs, code[:k], one)
     pairs = pairs.astype(np.int64).reshape(size, size)
     if m == 1:
