@@ -18,10 +18,10 @@ from sklearn_precision_stats.engine._codes import encode_groups
 from sklearn_precision_stats.engine._counts import (
     TN,
     categories_from_keys,
-    category_counts_clustered,
     clustered_statistics,
-    pooled_counts_from_keys,
-    record_class_counts,
+    correct_rows,
+    pooled_counts_clustered,
+    with_true_negatives,
 )
 from sklearn_precision_stats.paired import compare_accuracy, compare_npv, compare_precision
 from sklearn_precision_stats.paired._compare import comparison_from_counts
@@ -99,16 +99,19 @@ def test_category_counts_match_per_record_brute_force(seed, small_blocks, monkey
     assert n_records == np.unique(groups).shape[0]
     first, second, keys = _brute_force(y, preds, codes, n_values)
 
-    counts, pooled = clustered_statistics(y, preds, codes, n_records, n_values)
+    counts, pooled, keys_out = clustered_statistics(
+        y, preds, codes, n_records, n_values, return_keys=True
+    )
     np.testing.assert_allclose(counts.first, first, rtol=1e-9, atol=0)
     np.testing.assert_allclose(counts.second, second, rtol=1e-9, atol=0)
     pooled_first, pooled_second = _brute_pooled(y, preds, codes)
     np.testing.assert_allclose(pooled.first, pooled_first, rtol=1e-9, atol=0)
     np.testing.assert_allclose(pooled.second, pooled_second, rtol=1e-9, atol=0)
-    same = category_counts_clustered(y, preds, codes, n_records, n_values)
+    same, _ = clustered_statistics(y, preds, codes, n_records, n_values)
     np.testing.assert_array_equal(same.second, counts.second)
 
-    x, key_class, key_record, rows = record_class_counts(y, preds, codes, n_records, n_values)
+    x3, key_class, key_record, rows = keys_out
+    x = with_true_negatives(x3, rows[key_record])
     got = {(int(r), int(k)): v for r, k, v in zip(key_record, key_class, x, strict=True)}
     assert len(got) == x.shape[0]  # every key once
     assert got.keys() == keys.keys()
@@ -120,7 +123,7 @@ def test_category_counts_match_per_record_brute_force(seed, small_blocks, monkey
     again = categories_from_keys(x[shuffle], key_class[shuffle], rows, n_values)
     np.testing.assert_allclose(again.first, first, rtol=1e-9, atol=0)
     np.testing.assert_allclose(again.second, second, rtol=1e-9, atol=0)
-    from_keys = pooled_counts_from_keys(x, key_record, rows)
+    from_keys = pooled_counts_clustered(rows, correct_rows(x, key_record, n_records))
     np.testing.assert_allclose(from_keys.second, pooled_second, rtol=1e-9, atol=0)
 
 

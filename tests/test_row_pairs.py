@@ -27,6 +27,14 @@ def _encoded(y, preds, n_values, offset=0):
     return EncodedPredictions(y, list(preds), np.arange(n_values), offset)
 
 
+def _rows_of_slots(slots, n_values, n_clf):
+    """The rows (truth, predictions, record codes) behind `slots`."""
+    n_cells = n_values ** (n_clf + 1)
+    record, _ = np.nonzero(slots < n_cells)
+    labels = np.unravel_index(slots[slots < n_cells].astype(np.intp), (n_values,) * (n_clf + 1))
+    return labels[0], list(labels[1:]), record
+
+
 @st.composite
 def _runs(draw):
     """Labels of records in runs (in any order of the records) or spread out."""
@@ -68,7 +76,7 @@ def test_pair_sums_equal_the_brute_force_and_the_general_path(case):
         for a, b in zip(ours, theirs, strict=True):
             np.testing.assert_array_equal(a, b)
     # The slots hold each record's rows: the same sums from them.
-    y_slots, preds_slots, records_slots = _row_pairs.rows_of_slots(slots, n_values, len(preds))
+    y_slots, preds_slots, records_slots = _rows_of_slots(slots, n_values, len(preds))
     again = clustered_statistics(y_slots, preds_slots, records_slots, n_records, n_values)
     for a, b in zip(again[0], general[0], strict=True):
         np.testing.assert_array_equal(a, b)

@@ -579,33 +579,6 @@ def _key_features(buckets, n_clf, n_records, rows_per_record):
         yield records, k, block_start + key_local.astype(np.intp), features
 
 
-def record_class_counts(y, preds, record_codes, n_records, n_values):
-    """Rows of each category per touched (record, class) key.
-
-    A record touches class ``k`` when one of its rows has truth or a
-    prediction ``k``. Records that do not touch ``k`` have all their rows
-    true negatives for it. O(rows) for any order of the rows: no sort of
-    the keys (see :func:`_key_features`).
-
-    The parameters are those of :func:`clustered_statistics`.
-
-    Returns
-    -------
-    x : ndarray of shape (n_keys, n_classifiers, 4)
-        Rows of the key's record in each category (TP, FN, FP, TN) for the
-        key's class, per classifier.
-    key_class, key_record : ndarray of intp, shape (n_keys,)
-        The keys, each touched (record, class) pair once, grouped by blocks
-        of record codes and by class within a block: not sorted by class.
-    rows_per_record : ndarray of float, shape (n_records,)
-    """
-    *_, (x3, key_class, key_record, rows_per_record) = clustered_statistics(
-        y, preds, record_codes, n_records, n_values, return_keys=True
-    )
-    x = with_true_negatives(x3, rows_per_record[key_record])
-    return x, key_class.astype(np.intp), key_record.astype(np.intp), rows_per_record
-
-
 def with_true_negatives(x3, rows):
     """Per-key counts of all four categories from TP, FN and FP.
 
@@ -715,8 +688,7 @@ def clustered_statistics(y, preds, record_codes, n_records, n_values, return_key
         Record code ``0..n_records - 1`` of each row.
     n_records, n_values : int
     return_keys : bool, default=False
-        Also return the output of :func:`record_class_counts`, from the
-        same pass.
+        Also return the per (record, class) counts, from the same pass.
 
     Returns
     -------
@@ -725,10 +697,13 @@ def clustered_statistics(y, preds, record_codes, n_records, n_values, return_key
     pooled : CategoryCounts
         The one pseudo-class of accuracy.
     keys : tuple, only with `return_keys`
-        ``(x, key_class, key_record, rows_per_record)`` as from
-        :func:`record_class_counts`, but with ``x`` of shape ``(n_keys,
-        n_classifiers, 3)`` (TP, FN, FP; TN follows from the rows) and the
-        arrays in the smallest integer types that hold them.
+        ``(x, key_class, key_record, rows_per_record)``: ``x`` of shape
+        ``(n_keys, n_classifiers, 3)``, the rows of the key's record in TP,
+        FN and FP for the key's class (TN follows from the record's rows),
+        for each touched (record, class) key once. A record touches class
+        ``k`` when one of its rows has truth or a prediction ``k``. The keys
+        are grouped by blocks of records and by class within a block, and
+        the arrays in the smallest integer types that hold them.
     """
     n_clf = len(preds)
     rows_per_record = np.bincount(record_codes, minlength=n_records).astype(float)
@@ -797,15 +772,6 @@ def record_class_keys(y, preds, record_codes, n_records, n_values):
     return table.keys()
 
 
-def category_counts_clustered(y, preds, record_codes, n_records, n_values):
-    """Category counts when records contribute several rows.
-
-    The first half of :func:`clustered_statistics`, which documents the
-    parameters.
-    """
-    return clustered_statistics(y, preds, record_codes, n_records, n_values)[0]
-
-
 # Keys per block in :func:`_moments_of_keys`, and runs of one class in a
 # block beyond which the block is sorted by class first.
 _KEY_BLOCK = 2**16
@@ -815,9 +781,9 @@ _MAX_CLASS_RUNS = 64
 def categories_from_keys(x, key_class, rows_per_record, n_values, key_record=None):
     """Category counts from per (record, class) rows, keys in any order.
 
-    With the keys of :func:`record_class_counts` (each touched (record,
-    class) pair once) this gives the counts of
-    :func:`category_counts_clustered` without another pass over the rows.
+    With the keys of :func:`clustered_statistics` (each touched (record,
+    class) pair once) this gives its category counts without another pass
+    over the rows.
 
     Parameters
     ----------
@@ -909,16 +875,6 @@ def pooled_counts_clustered(rows_per_record, record_correct):
     features[0] = rows_per_record
     features[1:] = correct.T
     return _pooled_from_moments(features.sum(axis=1), features @ features.T, correct.shape[1])
-
-
-def pooled_counts_from_keys(x, key_record, rows_per_record):
-    """Accuracy's pseudo-class from the keys of :func:`record_class_counts`.
-
-    A record's correct rows are the TP of its keys (each correct row is a
-    TP of its true class).
-    """
-    rows = np.asarray(rows_per_record, dtype=float)
-    return pooled_counts_clustered(rows, correct_rows(x, key_record, rows.shape[0]))
 
 
 def correct_rows(x, key_record, n_records):

@@ -275,12 +275,3 @@ def pair_statistics(encoded, groups):
         (pooled.T @ rows).astype(float), (pooled.T @ (pairs @ pooled)).astype(float), n_clf
     )
     return categories, pooled, slots
-
-
-def rows_of_slots(slots, n_values, n_clf):
-    """The rows (truth, predictions, record codes) behind `slots`."""
-    n_cells = n_values ** (n_clf + 1)
-    record, _ = np.nonzero(slots < n_cells)
-    cells = slots[slots < n_cells]
-    labels = np.unravel_index(cells.astype(np.intp), (n_values,) * (n_clf + 1))
-    return labels[0], list(labels[1:]), record
