@@ -242,3 +242,34 @@ def test_statsmodels_engine_with_contiguous_records():
         fitted = compare_precision(y, {"a": a, "b": b}, groups=groups, engine="statsmodels")
     for column in ("gs_stat", "wald_stat"):
         np.testing.assert_allclose(ours.table[column], fitted.table[column], rtol=1e-6)
+
+
+@pytest.mark.parametrize("engine", ["closed-form", "statsmodels"])
+def test_ids_of_one_row_each_give_the_paired_comparison(engine):
+    rng = np.random.default_rng(7)
+    y, a, b = (rng.integers(0, 3, 200) for _ in range(3))
+    preds = {"a": a, "b": b}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paired = compare_precision(y, preds, engine=engine)
+        grouped = compare_precision(y, preds, groups=rng.permutation(200) * 3, engine=engine)
+    assert grouped._data.n_records == 200
+    pd.testing.assert_frame_equal(grouped.table, paired.table, check_exact=False, rtol=1e-9)
+
+
+def test_the_kind_of_label_does_not_change_a_clustered_comparison():
+    # Small non-negative integers (one-byte codes), negative integers (codes
+    # by offset) and strings (encoded) of the same classes, stacked repeats.
+    rng = np.random.default_rng(8)
+    records = np.concatenate([rng.permutation(100) for _ in range(4)])
+    y, a, b = (rng.integers(0, 3, 400) for _ in range(3))
+    names = np.array(["cat", "dog", "emu"])
+    tables = []
+    for kind in (lambda v: v, lambda v: v - 7, lambda v: names[v]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = compare_precision(kind(y), {"a": kind(a), "b": kind(b)}, groups=records)
+        assert result._data.records._kind == "slots"
+        tables.append(result.table.drop(columns="class").reset_index(drop=True))
+    for table in tables[1:]:
+        pd.testing.assert_frame_equal(table, tables[0])
