@@ -723,6 +723,16 @@ compare_precision_at_recall.__doc__ = _doc(
     depend on how ties or the gaps between thresholds fall around the
     target, as the precision at the first threshold that reaches it would.
 
+    The value is read at an order statistic of the positives' scores (at
+    recall 0.9 and 50 positives, the 45th), and the bootstrap overstates
+    the variance of an order statistic, by a factor of about
+    ``1 + 1 / sqrt(pi * n_pos * recall * (1 - recall))``. With few
+    positives the p-value and the percentile interval are therefore
+    conservative: simulated under the null with 50 positives,
+    ``recall=0.9`` and 2000 replicates, the test rejected 3.3% at the 5%
+    level and the 95% interval covered 97.5% (see "Validity by simulation"
+    in the user guide).
+
 %(notes)s
 
     Examples
