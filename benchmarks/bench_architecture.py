@@ -78,7 +78,7 @@ def many_classifiers(n, counts=(2, 4, 5, 6, 10, 20), repeat=3):
     # The spread: each round's time per pair against the same round's c = 2.
     ratios = per_pair / per_pair[:, :1]
     paths = [
-        "table" if N_CLASSES ** (c + 1) <= _pipeline._MAX_TABLE_CELLS else "groups" for c in counts
+        "table" if N_CLASSES ** (c + 1) <= _pipeline.table_cells(c, n) else "groups" for c in counts
     ]
     print(
         f"[1] {n:.0e} records, {N_CLASSES} classes: time per pair of classifiers ({repeat} rounds)"

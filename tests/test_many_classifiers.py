@@ -124,7 +124,7 @@ def test_pairs_and_joint_table_give_identical_results(monkeypatch, func, labels)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         by_pairs = func(y, preds)
-        monkeypatch.setattr(_pipeline, "_MAX_TABLE_CELLS", 5**8)
+        monkeypatch.setattr(_pipeline, "table_cells", lambda n_clf, n_rows: 5**8)
         by_table = func(y, preds)
     assert by_table._data.records.nbytes < by_pairs._data.records.nbytes
     pd.testing.assert_frame_equal(by_pairs.table, by_table.table, check_exact=True)

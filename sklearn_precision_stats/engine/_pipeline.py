@@ -177,15 +177,28 @@ def fused_joint_table(arrays, names=None):
     (:mod:`._tables`); ``(values, table)`` are the sorted labels and the
     table over them.
     """
-    table = integer_joint_table(arrays, _MAX_TABLE_CELLS)
+    max_cells = table_cells(len(arrays) - 1, arrays[0].shape[0])
+    table = integer_joint_table(arrays, max_cells)
     if table is not None:
         dtype = np.result_type(*[a.dtype for a in arrays])
         return np.arange(table.shape[0]).astype(dtype), table
-    fused = categorical_joint_table(arrays, _MAX_TABLE_CELLS, names)
+    fused = categorical_joint_table(arrays, max_cells, names)
     if fused is not None:
         table, values = fused
         return values, table
     return None
+
+
+def table_cells(n_clf, n_rows):
+    """The largest joint table counted for one row per record.
+
+    Each pair of classifiers is read from the joint table in a pass over
+    its cells: once the cells times the pairs pass 4 times the rows
+    (measured with 2, 5 and 10 classes), the tables of small groups of
+    classifiers (:func:`._counts.agreement_from_pairs`) cost less.
+    """
+    pairs = n_clf * (n_clf - 1) // 2
+    return _MAX_TABLE_CELLS if pairs <= 1 else min(_MAX_TABLE_CELLS, 4 * n_rows // pairs)
 
 
 def codes_of(encoded):
@@ -207,14 +220,14 @@ def statistics_of_table(table):
 def paired_statistics(y, codes, n_values):
     """:class:`Statistics` of one row per record, from label codes.
 
-    A small joint table is counted in one pass; beyond ``_MAX_TABLE_CELLS``
+    A small joint table is counted in one pass; beyond :func:`table_cells`
     cells (many classifiers or classes) the agreement counts come from the
     small tables of groups of classifiers that hold every pair
     (:func:`._counts.agreement_from_pairs`), at a cost per pair below that
     of the joint table.
     """
     n_clf = len(codes)
-    if n_values ** (n_clf + 1) <= _MAX_TABLE_CELLS:
+    if n_values ** (n_clf + 1) <= table_cells(n_clf, y.shape[0]):
         values = np.arange(n_values)
         return statistics_of_table(joint_table(EncodedPredictions(y, codes, values, 0)))
     # One pass narrows the codes (one byte each for up to 256 classes), which
