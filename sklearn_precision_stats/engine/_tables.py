@@ -36,10 +36,11 @@ __all__ = []
 
 # Largest joint (truth, predictions) table built in one bincount.
 _MAX_JOINT_CELLS = 2**24
-# Largest joint table a comparison of one row per record counts; beyond it
-# the agreement counts are counted pair of classifiers by pair
+# Largest joint table a comparison of one row per record counts (fewer
+# cells with few rows: :func:`._pipeline.table_cells`); beyond it the
+# agreement counts come from the tables of small groups of classifiers
 # (:func:`._counts.agreement_from_pairs`). At 10 classes the table of 4
-# classifiers (10^5 cells) costs about what their 6 pairs cost; larger
+# classifiers (10^5 cells) costs about what 3 groups of 3 cost; larger
 # tables fall out of the cache and cost more per pair (measured in
 # benchmarks/bench_architecture.py).
 _MAX_TABLE_CELLS = 2**17
