@@ -614,7 +614,7 @@ class KeyGroups(NamedTuple):
     ----------
     indptr : ndarray of int64, shape (n_records + 1,)
         The keys of record ``r`` are ``ids[indptr[r]:indptr[r + 1]]``.
-    ids : ndarray of int32, shape (n_keys,)
+    ids : ndarray of int16 or int32, shape (n_keys,)
         Group of each key whose features are not all 0.
     group_class : ndarray of intp, shape (n_groups,)
     features : ndarray of float, shape (n_groups, n_features)
@@ -707,9 +707,11 @@ def key_groups(records, classes, digits, features, n_features, with_rows=False, 
         counts.append(np.bincount(record, minlength=min(size, records.n_records - start)))
     indptr = np.zeros(records.n_records + 1, dtype=np.int64)
     np.cumsum(np.concatenate([np.zeros(0, np.int64), *counts]), out=indptr[1:])
+    # The ids in the smallest type (int16 for up to 2**15 groups).
+    dtype = np.int16 if lookup.n < 2**15 else np.int32
     return KeyGroups(
         indptr,
-        np.concatenate([np.zeros(0, np.int32), *ids]),
+        np.concatenate([np.zeros(0, dtype), *ids], dtype=dtype),
         np.concatenate([np.zeros(0, np.intp), *lookup.classes]).astype(np.intp),
         np.concatenate([np.zeros((0, n_features)), *lookup.rows]),
         n_keys,
@@ -809,8 +811,13 @@ def resampled_group_sums(groups, resampling, n_resamples, rng, draws=None):
     indptr, ids = groups.indptr, groups.ids
     n_records, n_groups = indptr.shape[0] - 1, groups.features.shape[0]
     sums = np.zeros((n_resamples, groups.n_classes, groups.features.shape[1]))
-    starts = np.arange(0, n_records, BLOCK_RECORDS)
-    sizes = np.diff(np.append(starts, n_records))
+    units, ptr = np.arange(n_records), indptr
+    if resampling == "permutation":
+        # Only records with a key need a weight.
+        units = np.flatnonzero(np.diff(indptr))
+        ptr = np.append(indptr[units], indptr[-1])
+    starts = np.arange(0, units.shape[0], BLOCK_RECORDS)
+    sizes = np.diff(np.append(starts, units.shape[0]))
     whole = n_groups <= _MAX_GROUPS
     for first in range(0, n_resamples, BLOCK_RESAMPLES):
         n_block = min(BLOCK_RESAMPLES, n_resamples - first)
@@ -820,25 +827,25 @@ def resampled_group_sums(groups, resampling, n_resamples, rng, draws=None):
             per_block = rng.multinomial(n_records, sizes / n_records, size=n_block)
         counts = np.zeros((n_groups, n_block), dtype=np.int64)
         for b, start in enumerate(starts.tolist()):
-            ptr = indptr[start : start + sizes[b] + 1]
-            drawn = np.arange(start, start + sizes[b])
-            if resampling == "permutation":
-                # Only records with a key need a weight.
-                has = np.flatnonzero(np.diff(ptr))
-                drawn, ptr = start + has, np.append(ptr[has], ptr[-1])
+            block = ptr[start : start + sizes[b] + 1]
             if draws is not None:
-                weights = np.ascontiguousarray(draws[out, drawn].T, dtype=np.int64)
+                weights = draws[out, units[start : start + sizes[b]]].T
+                weights = np.ascontiguousarray(weights, dtype=np.int64)
             elif resampling == "permutation":
-                weights = _bernoulli_weights(rng, drawn.shape[0], n_block)
+                weights = _bernoulli_weights(rng, sizes[b], n_block)
             else:
-                weights = _bootstrap_weights(rng, drawn.shape[0], per_block[:, b])
-            keys = ids[ptr[0] : ptr[-1]]
+                weights = _bootstrap_weights(rng, sizes[b], per_block[:, b])
+            keys = ids[block[0] : block[-1]]
             which = slice(None) if whole else np.unique(keys, return_inverse=True)
             if not whole:
                 which, keys = which[0], which[1].ravel()
             matrix = sparse.csc_array(
-                (np.ones(keys.shape[0], dtype=weights.dtype), keys, ptr - ptr[0]),
-                shape=(n_groups if whole else which.shape[0], drawn.shape[0]),
+                (
+                    np.ones(keys.shape[0], dtype=weights.dtype),
+                    keys.astype(np.int32),
+                    block - block[0],
+                ),
+                shape=(n_groups if whole else which.shape[0], sizes[b]),
             )
             if whole:
                 counts += matrix @ weights
