@@ -40,7 +40,7 @@ def _runs(draw):
     """Labels of records in runs (in any order of the records) or spread out."""
     n_values = draw(st.integers(1, 5))
     n_clf = draw(st.integers(1, 3))
-    sizes = draw(st.lists(st.integers(1, 5), min_size=1, max_size=30))
+    sizes = draw(st.lists(st.integers(1, 30), min_size=1, max_size=30))
     if draw(st.booleans()):
         sizes = [sizes[0]] * len(sizes)  # every record with the same rows
     order = draw(st.permutations(range(len(sizes))))
@@ -173,12 +173,13 @@ def test_a_comparison_does_not_depend_on_the_path(compare, layout, monkeypatch):
             np.testing.assert_allclose(ours, theirs, rtol=1e-12)
 
 
+@pytest.mark.parametrize("repeats", [4, 10, 25])
 @pytest.mark.parametrize("layout", ["repeats", "blocks that miss a record"])
-def test_stacked_repeats_of_the_records(layout):
+def test_stacked_repeats_of_the_records(layout, repeats):
     # Repeated cross-validation lists every record once per repeat, each
     # repeat in its own order; the rows of a record are spread out.
     rng = np.random.default_rng(4)
-    n_records, repeats = 50, 4
+    n_records = 50
     records = np.concatenate([rng.permutation(n_records) for _ in range(repeats)])
     if layout != "repeats":
         records[[3, 60]] = records[[60, 3]]  # two blocks each miss a record
