@@ -350,16 +350,24 @@ class _ClusteredPrevalence:
         rows = np.arange(sizes.shape[0], dtype=float)
         self.n_rows, self.squared_rows = float(rows @ sizes), float(rows**2 @ sizes)
 
+        def features(k, digits):
+            # The digits themselves; each record's own key (class
+            # n_classes) carries its rows.
+            f = digits.astype(float)
+            f[k == self.n_classes, 1:] = 0.0
+            return f
+
+        # One reading of the keys serves the totals and the bootstrap.
+        self.groups = key_groups(
+            records, self.codes, self.digits, features, len(self.digits), with_rows=True
+        )
+
     def _split(self, sums):
         c = self.n_clf
         return sums[..., 0 : 2 * c : 2], sums[..., 1 : 2 * c : 2], sums[..., 2 * c]
 
     def totals(self):
-        n_features = len(self.digits)
-        groups = key_groups(
-            self.records, self.codes, self.digits, lambda k, d: d.astype(float), n_features
-        )
-        return (*self._split(group_sums(groups)), self.n_rows)
+        return (*self._split(group_sums(self.groups)[:-1]), self.n_rows)
 
     def log_lr_variance(self, tp, fp, n_pos, n_rows, negative=False):
         """As :meth:`_PrevalenceUnits.log_lr_variance`, every record a unit."""
@@ -392,19 +400,7 @@ class _ClusteredPrevalence:
 
     def bootstrap(self, pi, n_resamples, rng, negative=False):
         """Updated PPV (NPV with `negative`) on bootstrap resamples, (R, n_classes, n_clf)."""
-
-        def features(k, digits):
-            # Each record's own key (class n_classes) carries its rows.
-            f = digits.astype(float)
-            own = k == self.n_classes
-            f[own, 1:] = 0.0
-            return f
-
-        n_features = len(self.digits)
-        groups = key_groups(
-            self.records, self.codes, self.digits, features, n_features, with_rows=True
-        )
-        sums = resampled_group_sums(groups, "bootstrap", n_resamples, rng)
+        sums = resampled_group_sums(self.groups, "bootstrap", n_resamples, rng)
         tp, fp, n_pos = self._split(sums[:, :-1])
         n_rows = sums[:, -1, :1]
         with np.errstate(divide="ignore", invalid="ignore"):
