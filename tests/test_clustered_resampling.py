@@ -121,10 +121,11 @@ def _all_methods(result):
 @pytest.mark.parametrize(
     "setting",
     [
-        ("_MAX_TABLE_CODES", 0),  # codes looked up through np.unique and a dict
-        ("_MAX_GROUPS", 1),  # each block's groups summed on their own
+        # codes looked up through np.unique and a dict
+        [("_MAX_TABLE_CODES", 0), ("_TABLE_CODES_PER_RECORD", 0)],
+        [("_MAX_GROUPS", 1)],  # each block's groups summed on their own
         # every digit in a word of its own: codes as rows of words
-        ("key_words", lambda n_keys, base, n_digits: [[j] for j in range(n_digits)]),
+        [("key_words", lambda n_keys, base, n_digits: [[j] for j in range(n_digits)])],
     ],
 )
 @pytest.mark.parametrize("layout", ["slots", "keys"])
@@ -140,7 +141,8 @@ def test_every_grouping_path_gives_the_same_answers(
     assert result._data.records._kind == layout
     expected = _quiet(_all_methods, result)
     reduced = _quiet(compare, y, preds, groups=groups, cov_type="bias_reduced").table
-    monkeypatch.setattr(_units, *setting)
+    for name, value in setting:
+        monkeypatch.setattr(_units, name, value)
     got = _quiet(_all_methods, result)
     np.testing.assert_allclose(got, expected, rtol=1e-12, equal_nan=True)
     again = _quiet(compare, y, preds, groups=groups, cov_type="bias_reduced").table

@@ -555,9 +555,11 @@ def _distinct_rows(labels, n_values, weights=None):
 # Resamples drawn in one pass over the records: a block of weights holds
 # BLOCK_RECORDS x BLOCK_RESAMPLES small integers (8 MB of int16).
 BLOCK_RESAMPLES = 256
-# Codes below this are looked up in a table (4 bytes a code); larger code
-# spaces through np.unique and a dict.
-_MAX_TABLE_CODES = 2**22
+# Codes are looked up in a table (4 bytes a code) when there are at most
+# this many, or 4 a record (16 bytes a record); larger code spaces through
+# np.unique and a dict.
+_MAX_TABLE_CODES = 2**20
+_TABLE_CODES_PER_RECORD = 4
 # Groups whose counts are summed over every block at once (groups x
 # resamples integers); beyond, each block's groups are summed on their own.
 _MAX_GROUPS = 2**14
@@ -636,10 +638,11 @@ class _Lookup:
     Keys whose features are all 0 get -1.
     """
 
-    def __init__(self, words, base, n_keys, features):
+    def __init__(self, words, base, n_keys, features, n_records):
         self.words, self.base, self.features = words, base, features
         space = word_space(words, 0, n_keys, base)
-        small = len(words) == 1 and space <= _MAX_TABLE_CODES
+        most = max(_MAX_TABLE_CODES, _TABLE_CODES_PER_RECORD * n_records)
+        small = len(words) == 1 and space <= most
         self.table = np.full(space, -2, dtype=np.int32) if small else None
         self.known = {}
         self.classes, self.rows = [], []
@@ -697,7 +700,8 @@ def key_groups(records, classes, digits, features, n_features, with_rows=False, 
     size = BLOCK_RECORDS if size is None else int(size)
     n_keys = len(classes) + with_rows
     base = records.max_rows + 1
-    lookup = _Lookup(key_words(n_keys, base, len(digits)), base, n_keys, features)
+    words = key_words(n_keys, base, len(digits))
+    lookup = _Lookup(words, base, n_keys, features, records.n_records)
     ids, counts = [], []
     for start, key_record, codes in records.code_blocks(classes, digits, with_rows, size):
         group = lookup.ids(codes)
