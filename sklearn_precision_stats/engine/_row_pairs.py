@@ -36,8 +36,9 @@ _MAX_CELLS = 2**11
 # Pairs of slots times records, in rows: records with many rows (each slot
 # pair is one pass over the records) take the general path. At 10^7 rows of
 # 2 classifiers the general path takes about 2 s whatever the rows per
-# record; pairs take 0.2 s with 5, 0.25 s with 10 and 0.5 s with 20.
-_MAX_PAIR_ROWS = 12
+# record; pairs take 0.2 s with 5 and 0.25 s with 10. Up to 17 rows a
+# record's slots also keep fewer bytes than its (record, class) counts.
+_MAX_PAIR_ROWS = 8
 # Rows per record at most on this path (what _MAX_PAIR_ROWS allows).
 _MAX_SLOTS = 2 * _MAX_PAIR_ROWS + 1
 # Rows per block of :func:`record_keys`, records per block of :func:`pair_table`.
