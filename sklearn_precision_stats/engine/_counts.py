@@ -18,6 +18,7 @@ with repeated records (stacked cross-validation) they are summed per
 (record, class). Everything is O(rows) with :func:`numpy.bincount`.
 """
 
+import collections
 import functools
 import itertools
 from typing import NamedTuple
@@ -223,23 +224,26 @@ def _pair_cover(n_clf, size):
     """Groups of `size` classifiers, in increasing order, holding every pair.
 
     Greedy: a group starts from the first pair not yet held and takes in
-    turn the classifier that completes most pairs not yet held (about 10%
-    more groups than the fewest possible, for triples).
+    turn the classifier that completes most pairs not yet held, the first
+    of those (about 10% more groups than the fewest possible, for triples).
     """
     if n_clf <= size:
         return (tuple(range(n_clf)),)
-    left = set(itertools.combinations(range(n_clf), 2))
+    left = [set(range(n_clf)) - {c} for c in range(n_clf)]  # whom c has yet to meet
     groups = []
-    while left:
-        group = list(min(left))
-        while len(group) < size:
-            others = [e for e in range(n_clf) if e not in group]
-            group.append(
-                max(others, key=lambda e: sum((min(e, m), max(e, m)) in left for m in group))
-            )
-        group.sort()
-        left -= set(itertools.combinations(group, 2))
-        groups.append(tuple(group))
+    for a in range(n_clf):
+        while left[a]:
+            group = [a, min(left[a])]
+            while len(group) < size:
+                gain = collections.Counter(e for m in group for e in left[m] if e not in group)
+                if gain:
+                    group.append(max(gain, key=lambda e: (gain[e], -e)))
+                else:
+                    group.append(min(set(range(n_clf)) - set(group)))
+            for m, k in itertools.combinations(group, 2):
+                left[m].discard(k)
+                left[k].discard(m)
+            groups.append(tuple(sorted(group)))
     return tuple(groups)
 
 
