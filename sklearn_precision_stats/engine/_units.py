@@ -746,10 +746,10 @@ def _bernoulli_weights(rng, n_records, n_resamples):
     One random bit each: the bits of full-range 64-bit integers, unpacked
     (many times cheaper than a binomial draw per record).
     """
-    n_words = -(-n_resamples // 64)
-    words = rng.integers(0, 2**64, size=(n_records, n_words), dtype=np.uint64)
-    bits = np.unpackbits(words.view(np.uint8), axis=1, count=n_resamples)
-    return bits.astype(np.int16)
+    n_bytes = -(-n_resamples // 8)
+    words = rng.integers(0, 2**64, size=-(-n_records * n_bytes // 8), dtype=np.uint64)
+    bits = np.unpackbits(words.view(np.uint8)[: n_records * n_bytes])
+    return bits.reshape(n_records, 8 * n_bytes)[:, :n_resamples].astype(np.int16)
 
 
 def _bootstrap_weights(rng, n_records, drawn):
