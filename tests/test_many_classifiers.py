@@ -198,3 +198,8 @@ def test_integer_and_string_labels_give_identical_results(n_clf):
         pd.testing.assert_frame_equal(
             a.drop(columns="class"), b.drop(columns="class"), check_exact=True
         )
+    # The records kept for resampling give the same global test.
+    a = by_integers.global_test(n_resamples=100, random_state=0)
+    b = by_strings.global_test(n_resamples=100, random_state=0)
+    np.testing.assert_array_equal(a.statistic, b.statistic)
+    np.testing.assert_array_equal(a.pvalue, b.pvalue)
