@@ -97,8 +97,10 @@ def test_declines_what_it_does_not_count():
     rng = np.random.default_rng(1)
     y, a, b = (rng.integers(0, 3, 40) for _ in range(3))
     encoded = _encoded(y, [a, b], 3)
-    many = _encoded(y % 3, [a, b, a, b, a, b, a], 3)  # 3**8 cells
+    many = _encoded(y, [a, b] * 5, 3)  # 3**11 cells: more than slots hold
     assert _row_pairs.pair_statistics(many, np.repeat(np.arange(20), 2)) is None
+    wide = _encoded(np.arange(40) % 13, [a, b], 13)  # 13**3 cells of a pair table
+    assert _row_pairs.pair_statistics(wide, np.repeat(np.arange(20), 2)) is None
     big = np.zeros(40, dtype=np.intp)  # one record of 40 rows: 780 pairs of slots
     assert _row_pairs.pair_statistics(encoded, big) is None
 
@@ -274,3 +276,44 @@ def test_the_kind_of_label_does_not_change_a_clustered_comparison():
         tables.append(result.table.drop(columns="class").reset_index(drop=True))
     for table in tables[1:]:
         pd.testing.assert_frame_equal(table, tables[0])
+
+
+@pytest.mark.parametrize("n_clf", [3, 4])
+def test_pairs_of_classifiers_equal_the_brute_force(n_clf, monkeypatch):
+    # Too many cells for one table: each pair of classifiers has its own.
+    rng = np.random.default_rng(9)
+    records = np.concatenate([rng.permutation(60) for _ in range(3)])
+    y = rng.integers(0, 3, records.shape[0])
+    preds = [np.where(rng.random(y.shape[0]) < 0.5, y, rng.integers(0, 3, y.shape[0]))]
+    preds += [rng.integers(0, 3, y.shape[0]) for _ in range(n_clf - 1)]
+    monkeypatch.setattr(_row_pairs, "_MAX_CELLS", 27)
+    categories, pooled, _ = _row_pairs.pair_statistics(_encoded(y, preds, 3), records)
+    first, second, _ = _brute_force(y, preds, records, 3)
+    np.testing.assert_array_equal(categories.first, first)
+    np.testing.assert_array_equal(categories.second, second)
+    pooled_first, pooled_second = _brute_pooled(y, preds, records)
+    np.testing.assert_array_equal(pooled.first, pooled_first)
+    np.testing.assert_array_equal(pooled.second, pooled_second)
+
+
+def test_three_classifiers_of_ten_classes_do_not_depend_on_the_path(monkeypatch):
+    rng = np.random.default_rng(10)
+    groups = np.concatenate([rng.permutation(300) for _ in range(4)])
+    y = rng.integers(0, 10, groups.shape[0])
+    preds = {
+        name: np.where(rng.random(y.shape[0]) < 0.6, y, rng.integers(0, 10, y.shape[0]))
+        for name in ("a", "b", "c")
+    }
+    results = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for max_cells in (_row_pairs._MAX_CELLS, 0):
+            monkeypatch.setattr(_row_pairs, "_MAX_CELLS", max_cells)
+            result = compare_precision(y, preds, groups=groups)
+            test = result.global_test(n_resamples=40, random_state=0, resampling="bootstrap")
+            results.append((result, test))
+    (fast, fast_test), (general, general_test) = results
+    assert fast._data.records._kind == "slots" and general._data.records._kind == "keys"
+    pd.testing.assert_frame_equal(fast.table, general.table)
+    np.testing.assert_allclose(fast_test.statistic, general_test.statistic, rtol=1e-12)
+    np.testing.assert_allclose(fast_test.pvalue, general_test.pvalue, rtol=1e-12)

@@ -11,10 +11,14 @@ of rows of one record per pair of cells.
 
 With few cells and records of a few rows, each record's rows are laid
 side by side in *slots* (:func:`record_slots`, one sort of the rows by
-record, whatever their order) and both tables are bincounts: a few passes
-over the rows with no grouping by (record, class). Many cells (classes and
-classifiers) or large records take the general path.
+record, whatever their order) and both tables are counts over a few passes
+of the slots, with no grouping by (record, class). Every sum involves at
+most two classifiers, so with more cells than one table holds each pair of
+classifiers has its own table, over the cells of the truth and those two.
+Many classes or large records take the general path.
 """
+
+import itertools
 
 import numpy as np
 
@@ -23,6 +27,7 @@ from ._counts import (
     FN,
     FP,
     TP,
+    CategoryCounts,
     _categories_from_moments,
     _key_feature_map,
     _pooled_from_moments,
@@ -30,9 +35,11 @@ from ._counts import (
 
 __all__ = []
 
-# Cells per row at most: the table of pairs of cells has (cells + 1)^2
-# entries (about 32 MB of counts at this size).
+# Cells of one table of pairs of cells, at most: it has (cells + 1)^2
+# entries (about 16 MB of counts at this size). Beyond, pairs of classifiers.
 _MAX_CELLS = 2**11
+# Cells of a row with every classifier: slots hold them in 16 bits.
+_MAX_SLOT_CELLS = 2**16
 # Pairs of slots times records, in rows: records with many rows (each slot
 # pair is one pass over the records) take the general path. At 10^7 rows of
 # 2 classifiers the general path takes about 2 s whatever the rows per
@@ -249,11 +256,40 @@ def pair_statistics(encoded, groups):
     """
     n_values, n_clf = len(encoded.values), len(encoded.preds)
     n_cells = n_values ** (n_clf + 1)
-    if n_cells > _MAX_CELLS or not encoded.y_true.shape[0]:
+    pair_cells = n_values ** min(n_clf + 1, 3)  # of a table: truth and two classifiers
+    if n_cells >= _MAX_SLOT_CELLS or pair_cells > _MAX_CELLS or not encoded.y_true.shape[0]:
         return None
     slots = record_slots(*record_keys(encoded, groups), n_cells)
     if slots is None:
         return None
+    if n_cells <= _MAX_CELLS:
+        return (*_pair_sums(slots, n_values, n_clf), slots)
+    # Too many cells for one table: every sum involves at most two
+    # classifiers, so each pair of classifiers counts the pairs of rows over
+    # the cells of the truth and those two (a lookup from the slots' cells);
+    # at 10^7 rows of 3 classifiers and 10 classes 6x faster than per
+    # (record, class) keys (2.4x at 10^6).
+    labels = _cell_labels(n_values, n_clf)
+    first = np.empty((n_values, n_clf, 4))
+    second = np.empty((n_values, n_clf, n_clf, 4, 4))
+    pooled_first, pooled_second = np.empty((1, n_clf, 4)), np.empty((1, n_clf, n_clf, 4, 4))
+    for c, d in itertools.combinations(range(n_clf), 2):
+        cell = (labels[0] * n_values + labels[1 + c]) * n_values + labels[1 + d]
+        lookup = np.append(cell, n_values**3).astype(np.uint16)  # the empty slot too
+        both = [c, d]
+        for sums, (part_first, part_second) in zip(
+            ((first, second), (pooled_first, pooled_second)),
+            _pair_sums(np.take(lookup, slots), n_values, 2),
+            strict=True,
+        ):
+            sums[0][:, both] = part_first
+            sums[1][:, c, both], sums[1][:, d, both] = part_second[:, 0], part_second[:, 1]
+    return CategoryCounts(first, second), CategoryCounts(pooled_first, pooled_second), slots
+
+
+def _pair_sums(slots, n_values, n_clf):
+    """Category counts of every class and of accuracy from the slots of full cells."""
+    n_cells = n_values ** (n_clf + 1)
     rows, pairs = pair_table(slots, n_cells)
     # Sums over records of products of sums over rows: the pair table
     # between the features of the two rows, in integers (NumPy's own loops,
@@ -277,4 +313,4 @@ def pair_statistics(encoded, groups):
     pooled = _pooled_from_moments(
         (pooled.T @ rows).astype(float), (pooled.T @ (pairs @ pooled)).astype(float), n_clf
     )
-    return categories, pooled, slots
+    return categories, pooled
