@@ -124,7 +124,7 @@ def clustered_layouts(n, m=5, repeat=3):
 
 def special_paths(n, repeat=3):
     """Each special path against the general path it short-cuts."""
-    y, preds = predictions(n, 2, seed=2)
+    y, preds = predictions(n, 3, seed=2)
     a, b = preds["clf0"], preds["clf1"]
     names = np.array([f"class_{k}" for k in range(N_CLASSES)])
     words = np.array(["setosa", "versicolor", "virginica", "arctica", "borealis"] * 2)
@@ -236,11 +236,13 @@ def special_paths(n, repeat=3):
         )
     groups = np.random.default_rng(3).permutation(n // 2)[np.arange(n) // 2]
 
-    def without_pairs():
+    three = {"a": a, "b": b, "c": preds["clf2"]}
+
+    def without_pairs(named):
         original = _pipeline.pair_statistics
         _pipeline.pair_statistics = lambda *args: None
         try:
-            return compare_precision(y, {"a": a, "b": b}, groups=groups)
+            return compare_precision(y, named, groups=groups)
         finally:
             _pipeline.pair_statistics = original
 
@@ -249,7 +251,12 @@ def special_paths(n, repeat=3):
         timed(
             "clustered rows by pairs of rows (_row_pairs) vs per (record, class) keys",
             lambda: compare_precision(y, {"a": a, "b": b}, groups=groups),
-            without_pairs,
+            lambda: without_pairs({"a": a, "b": b}),
+        )
+        timed(
+            "clustered rows of 3 classifiers by a table per pair of classifiers vs keys",
+            lambda: compare_precision(y, three, groups=groups),
+            lambda: without_pairs(three),
         )
     print(f"[4] special paths at {n:.0e} rows: special vs general path (gain)")
     for label, t_special, t_general in rows:

@@ -23,6 +23,15 @@ from sklearn_precision_stats.paired import compare_accuracy, compare_npv, compar
 from .test_clustered_speedpath import _brute_force, _brute_pooled
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _tables_of_any_size():
+    # These tests check the sums of the pair path on small inputs, which by
+    # default the general path counts (its tables would outweigh the rows).
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_row_pairs, "_MAX_TABLE_ROWS", np.inf)
+        yield
+
+
 def _encoded(y, preds, n_values, offset=0):
     return EncodedPredictions(y, list(preds), np.arange(n_values), offset)
 
@@ -317,3 +326,13 @@ def test_three_classifiers_of_ten_classes_do_not_depend_on_the_path(monkeypatch)
     pd.testing.assert_frame_equal(fast.table, general.table)
     np.testing.assert_allclose(fast_test.statistic, general_test.statistic, rtol=1e-12)
     np.testing.assert_allclose(fast_test.pvalue, general_test.pvalue, rtol=1e-12)
+
+
+def test_small_inputs_of_many_cells_take_the_general_path(monkeypatch):
+    # 3 classifiers of 10 classes: three tables of 1001^2 counts for 1200 rows.
+    monkeypatch.setattr(_row_pairs, "_MAX_TABLE_ROWS", 5)
+    rng = np.random.default_rng(11)
+    records = np.concatenate([rng.permutation(300) for _ in range(4)])
+    y, a, b, c = (rng.integers(0, 10, 1200) for _ in range(4))
+    assert _row_pairs.pair_statistics(_encoded(y, [a, b, c], 10), records) is None
+    assert _row_pairs.pair_statistics(_encoded(y % 3, [a % 3, b % 3], 3), records) is not None
