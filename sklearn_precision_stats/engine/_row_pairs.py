@@ -222,7 +222,7 @@ def cell_features(n_values, n_clf):
     labels = _cell_labels(n_values, n_clf)
     k = np.arange(n_values)[None, :]
     truth = labels[0][:, None] == k
-    features = np.zeros((labels.shape[1], n_values, 1 + 3 * n_clf), dtype=np.int64)
+    features = np.zeros((labels.shape[1], n_values, 1 + 3 * n_clf))
     features[..., 0] = 1
     for c in range(n_clf):
         said = labels[1 + c][:, None] == k
@@ -303,23 +303,22 @@ def _pair_sums(slots, n_values, n_clf):
     n_cells = n_values ** (n_clf + 1)
     rows, pairs = pair_table(slots, n_cells)
     # Sums over records of products of sums over rows: the pair table
-    # between the features of the two rows, in integers (NumPy's own loops,
-    # exact and faster here than BLAS's products of thin matrices). On the
-    # cells that do not touch class k a row's only feature is its row, so
-    # k's Gram matrix reads the pairs of the cells that do, and the pairs of
-    # each cell with any row.
+    # between the features of the two rows (exact in floats: integers below
+    # 2**53). On the cells that do not touch class k a row's only feature is
+    # its row, so k's Gram matrix reads the pairs of the cells that do, and
+    # the pairs of each cell with any row.
     features = cell_features(n_values, n_clf)
     sums = np.einsum("z,zkf->kf", rows, features)
-    with_any = pairs.sum(axis=0)
-    gram = np.empty(features.shape[1:] + features.shape[2:], dtype=np.int64)
+    with_any, exact = pairs.sum(axis=0), pairs.astype(float)
+    gram = np.empty(features.shape[1:] + features.shape[2:])
     for k in range(n_values):
         touched = np.flatnonzero(features[:, k, 1:].any(axis=1))
         f = features[touched, k]
-        gram[k] = f.T @ pairs[np.ix_(touched, touched)] @ f
+        gram[k] = f.T @ exact[np.ix_(touched, touched)] @ f
         gram[k, 0] = gram[k, :, 0] = with_any @ features[:, k]
-    categories = _categories_from_moments(
-        sums.astype(float), gram.astype(float), _key_feature_map(n_clf), n_clf
-    )
+    categories = _categories_from_moments(sums, gram, _key_feature_map(n_clf), n_clf)
+    # Accuracy's sums in integers: NumPy's own loops are faster here than
+    # BLAS's product of a thin matrix by the square table.
     pooled = pooled_features(n_values, n_clf)
     pooled = _pooled_from_moments(
         (pooled.T @ rows).astype(float), (pooled.T @ (pairs @ pooled)).astype(float), n_clf
