@@ -99,6 +99,8 @@ def narrow_labels(kind):
     return arrays, wide
 
 
+# Class -1 is predicted by b alone: its warnings are expected, the values compared.
+@pytest.mark.filterwarnings("ignore::sklearn_precision_stats.exceptions.UndefinedStatisticWarning")
 @pytest.mark.parametrize("kind", ["int8", "uint8-and-minus-1", "uint64-near-2**64"])
 def test_narrow_and_unsigned_labels_give_the_results_of_python_ints(kind):
     (y, a, b), (y_w, a_w, b_w) = narrow_labels(kind)
@@ -120,8 +122,9 @@ def test_at_prevalence_leaves_the_warning_filters_alone(monkeypatch):
     y = rng.integers(0, 3, 300)
     a = np.where(rng.random(300) < 0.7, y, (y + 1) % 3)
     b = np.where(a == 2, 0, a)
-    with pytest.warns(UndefinedStatisticWarning, match="never predicts"):
+    with pytest.warns(UndefinedStatisticWarning) as caught:
         comparison = compare_precision(y, {"a": a, "b": b})
+    assert any("never predicts" in str(w.message) for w in caught)
 
     class NoGlobalSwitches:
         """The warnings module, without its process-wide switches."""
