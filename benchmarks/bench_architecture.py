@@ -36,7 +36,7 @@ from bench_engine import (
 )
 
 from sklearn_precision_stats import compare_precision
-from sklearn_precision_stats.engine import _codes, _labels, _pipeline
+from sklearn_precision_stats.engine import _labels, _pipeline
 from sklearn_precision_stats.engine._accumulator import ComparisonCounts
 
 N_CLASSES = 10
@@ -130,38 +130,44 @@ def special_paths(n, repeat=3):
     words = np.array(["setosa", "versicolor", "virginica", "arctica", "borealis"] * 2)
     rows = []
 
-    def no_fused(arrays, names=None):
-        return None
-
     def timed(label, special, general):
         t_special, t_general = best_times([special, general], repeat)
         rows.append((label, t_special, t_general))
 
-    def compare_without_fused(u, v, w, *more):
+    def compare_encoded(u, v, w, *more, groups=None):
         # The general path: labels encoded (_codes.encode_predictions).
-        original = _pipeline.fused_joint_table, _pipeline.integer_codes
-        _pipeline.fused_joint_table = _pipeline.integer_codes = no_fused
+        original = _pipeline.integer_codes, _pipeline.categorical_joint_table
+        _pipeline.integer_codes = _pipeline.categorical_joint_table = lambda *args: None
         try:
-            return compare_precision(u, dict(zip("abcdefgh", (v, w, *more), strict=False)))
+            named = dict(zip("abcdefgh", (v, w, *more), strict=False))
+            return compare_precision(u, named, groups=groups)
         finally:
-            _pipeline.fused_joint_table, _pipeline.integer_codes = original
+            _pipeline.integer_codes, _pipeline.categorical_joint_table = original
 
     timed(
-        "integer labels counted into the table (_tables.integer_joint_table)",
+        "integer labels 0..9 as their own one-byte codes (_tables.integer_codes)",
         lambda: compare_precision(y, {"a": a, "b": b}),
-        lambda: compare_without_fused(y, a, b),
+        lambda: compare_encoded(y, a, b),
     )
     many = list(predictions(n, 5, seed=2)[1].values())
     timed(
-        "integer labels of 5 classifiers as one-byte codes (_tables.integer_codes)",
+        "the same, 5 classifiers (tables of groups of classifiers)",
         lambda: compare_precision(y, dict(zip("abcde", many, strict=True))),
-        lambda: compare_without_fused(y, *many),
+        lambda: compare_encoded(y, *many),
     )
+    stacked = np.concatenate([np.random.default_rng(r).permutation(n // 5) for r in range(5)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        timed(
+            "the same, clustered rows (5 per record, stacked)",
+            lambda: compare_precision(y, {"a": a, "b": b}, groups=stacked),
+            lambda: compare_encoded(y, a, b, groups=stacked),
+        )
     cats = [pd.Series(names[v], dtype="category") for v in (y, a, b)]
     timed(
         "categoricals counted from their codes (_tables.categorical_joint_table)",
         lambda: compare_precision(cats[0], {"a": cats[1], "b": cats[2]}),
-        lambda: compare_without_fused(*cats),
+        lambda: compare_encoded(*cats),
     )
 
     # Label encoding: whole compare_precision calls, each special path against
@@ -209,31 +215,6 @@ def special_paths(n, repeat=3):
         counted,
         patched(ComparisonCounts, "_add_integer_table", lambda self, arrays, name: False, counted),
     )
-    stacked = np.concatenate([np.random.default_rng(r).permutation(n // 5) for r in range(5)])
-
-    def sorted_codes(y_true, preds, names=None):
-        codes, values = _labels.encode_sorted(y_true, *preds, names=names)
-        return _codes.EncodedPredictions(codes[0], list(codes[1:]), values, 0)
-
-    def factorized_groups(groups):
-        codes, uniques = pd.factorize(groups, sort=True)
-        return codes, len(uniques)
-
-    def clustered():
-        return compare_precision(y, {"a": a, "b": b}, groups=stacked)
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        timed(
-            "integer labels as their own codes (_codes.encode_predictions) vs encoded",
-            clustered,
-            patched(_pipeline, "encode_predictions", sorted_codes, clustered),
-        )
-        timed(
-            "record ids by flags of the ids present (_codes.encode_groups) vs pandas.factorize",
-            clustered,
-            patched(_pipeline, "encode_groups", factorized_groups, clustered),
-        )
     groups = np.random.default_rng(3).permutation(n // 2)[np.arange(n) // 2]
 
     three = {"a": a, "b": b, "c": preds["clf2"]}

@@ -16,7 +16,6 @@ from sklearn_precision_stats.across_classes import (
     combine_pvalues_dependent,
     replicability,
 )
-from sklearn_precision_stats.engine._codes import label_codes
 from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
 from sklearn_precision_stats.paired import compare_precision
 
@@ -67,21 +66,6 @@ def test_bool_labels_work_in_global_test_and_at_prevalence():
         got["precision_at_prevalence"], expected["precision_at_prevalence"], rtol=1e-12
     )
     np.testing.assert_allclose(got["ci_low"], expected["ci_low"], rtol=1e-12)
-
-
-@pytest.mark.parametrize(
-    "labels, offset",
-    [
-        (np.array([-100, 100, 100, -100], dtype=np.int8), -100),
-        (np.array([0, 2, 1, 0], dtype=np.uint8), -1),
-        (np.array([True, False, True, True]), 0),
-        (np.array([2**64 - 3, 2**64 - 1], dtype=np.uint64), 2**64 - 3),
-    ],
-)
-def test_raw_codes_do_not_overflow_narrow_or_unsigned_labels(labels, offset):
-    codes = label_codes(labels, offset)
-    expected = np.array([int(v) - offset for v in labels.tolist()])
-    assert codes.dtype == np.intp and np.array_equal(codes, expected)
 
 
 def narrow_labels(kind):

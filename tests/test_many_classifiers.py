@@ -152,29 +152,51 @@ def test_inputs_stay_the_callers():
 def test_small_integer_labels_are_their_own_one_byte_codes(dtype):
     rng = np.random.default_rng(11)
     arrays = [rng.integers(1, 12, 300_000).astype(dtype) for _ in range(4)]
-    codes, n_values = _tables.integer_codes(arrays)
-    assert n_values == max(int(a.max()) for a in arrays) + 1
+    codes, values = _tables.integer_codes(arrays)
+    assert values.tolist() == list(range(max(int(a.max()) for a in arrays) + 1))
     for code, a in zip(codes, arrays, strict=True):
         assert code.dtype == np.uint8
         np.testing.assert_array_equal(code, a)
     flags = [rng.random(10) < 0.5 for _ in range(3)]
-    codes, n_values = _tables.integer_codes(flags)
-    assert n_values <= 2
+    codes, values = _tables.integer_codes(flags)
+    assert values.dtype == bool and len(values) <= 2
     np.testing.assert_array_equal(codes[1], flags[1])
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        np.array([0, 1, -1]),
+        np.array([-100, 100, 27], dtype=np.int8),
+        np.array([2**64 - 1, 2**64 - 256], dtype=np.uint64),
+        np.array([-(2**63), -(2**63) + 255]),
+        np.array([1000, 1001, 1255]),
+    ],
+)
+def test_integer_labels_of_a_small_range_are_codes_from_their_minimum(labels):
+    # The range is found in the last block of rows too.
+    rows = 300_000
+    arrays = [np.full(rows, labels[0]) for _ in range(3)]
+    arrays[2][-labels.shape[0] :] = labels
+    codes, values = _tables.integer_codes(arrays)
+    assert values.dtype == labels.dtype
+    for code, a in zip(codes, arrays, strict=True):
+        assert [int(v) for v in values[code[-3:]]] == [int(v) for v in a[-3:]]
+    assert int(values[0]) == min(labels.tolist())
 
 
 @pytest.mark.parametrize(
     "bad",
     [
-        np.array([0, 1, -1]),
         np.array([0, 1, 256]),
+        np.array([-1, 255]),
         np.array([0, 2**63], dtype=np.uint64),
         np.array([0.0, 1.0]),
         np.array(["a", "b", "a"]),
     ],
 )
 def test_other_labels_are_left_to_the_encoder(bad):
-    # A label outside 0..255 in the last block of rows is found too.
+    # A label outside a range of 256 values in the last block of rows is found too.
     rows = 300_000
     arrays = [np.zeros(rows, dtype=bad.dtype) for _ in range(3)]
     arrays[2][-bad.shape[0] :] = bad

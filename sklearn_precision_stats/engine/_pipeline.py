@@ -3,10 +3,10 @@
 :func:`prepare_comparison` reads top down:
 
 1. **labels to codes** (:mod:`._codes`, :mod:`._labels`): truth and
-   predictions to shared integer codes, record ids to record codes. When the
-   joint table of one row per record is small it is counted straight from
-   the labels instead (:mod:`._tables`), without a code per row, and other
-   small non-negative integer labels are their own one-byte codes;
+   predictions to shared integer codes, record ids to record codes.
+   Integers of a small range are one-byte codes in one pass
+   (:func:`._tables.integer_codes`); pandas categoricals of one row per
+   record are counted from their codes straight into the joint table;
 2. **codes to sufficient statistics**, by layout of the rows:
 
    * one row per record (:func:`paired_statistics`): the joint table, or for
@@ -35,7 +35,7 @@ import numpy as np
 
 from ..utils._validation import reference_order
 from ._accumulator import ComparisonCounts
-from ._codes import EncodedPredictions, encode_groups, encode_predictions, label_codes
+from ._codes import EncodedPredictions, encode_groups, encode_predictions
 from ._counts import (
     TN,
     _narrow_codes,
@@ -50,7 +50,6 @@ from ._tables import (
     _MAX_TABLE_CELLS,
     categorical_joint_table,
     integer_codes,
-    integer_joint_table,
     joint_table,
 )
 from ._units import StoredRecords
@@ -132,20 +131,19 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_row
     """
     n_rows = y_true.shape[0]
     arrays = [y_true, *preds]
-    # Step 1: labels to codes, or straight to a small joint table.
-    fused = narrow = None
-    if groups is None and not keep_rows:
-        fused = fused_joint_table(arrays, names)
-    if fused is None and not keep_rows:
-        narrow = integer_codes(arrays)
-    encoded = table = codes = None
-    if fused is not None:
-        values, table = fused
-    elif narrow is not None:  # small integer labels: their own one-byte codes
-        codes, n_values = narrow
-        values = np.arange(n_values).astype(np.result_type(*[a.dtype for a in arrays]))
-        encoded = EncodedPredictions(codes[0], codes[1:], values, 0)
-    else:
+    # Step 1: labels to codes. Integers of a small range are one-byte codes
+    # in one pass; pandas categoricals of one row per record are counted
+    # from their codes straight into the joint table.
+    narrow = integer_codes(arrays)
+    table = encoded = None
+    if narrow is not None:
+        codes, values = narrow
+        encoded = EncodedPredictions(codes[0], codes[1:], values)
+    elif groups is None and not keep_rows:
+        fused = categorical_joint_table(arrays, table_cells(len(preds), n_rows), names)
+        if fused is not None:
+            table, values = fused
+    if table is None and encoded is None:
         encoded = encode_predictions(y_true, preds, names)
         values = encoded.values
     # Step 2: codes to sufficient statistics, by layout.
@@ -154,13 +152,10 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_row
         stats, n_records, rows = clustered_statistics_of(encoded, groups, keep_rows)
     elif table is not None:
         stats = statistics_of_table(table)
-    elif codes is not None:
-        stats = paired_statistics(codes[0], codes[1:], len(values))
     if stats is None:  # one row per record, from the codes
-        y, codes = codes_of(encoded)
-        stats = paired_statistics(y, codes, len(values))
+        stats = paired_statistics(encoded.y_true, encoded.preds, len(values))
         if keep_rows and rows is None:
-            rows = EncodedPredictions(y, codes, values, 0), None
+            rows = encoded, None
     # Step 3: the role's sums over the reported classes.
     categories, pooled, records = stats
     # A class is present when some row is of it or predicted as it: some
@@ -168,25 +163,6 @@ def prepare_comparison(y_true, preds, groups, labels, role, names=None, keep_row
     present = categories.first[..., :TN].sum(axis=(-2, -1)) > 0
     class_codes, counts = reported_counts(role, categories, pooled, values, present, labels)
     return ComparisonData(values, class_codes, counts, role, n_rows, n_records, records, rows)
-
-
-def fused_joint_table(arrays, names=None):
-    """The joint table counted straight from the labels, or None.
-
-    Integer and categorical labels are counted without a code per row
-    (:mod:`._tables`); ``(values, table)`` are the sorted labels and the
-    table over them.
-    """
-    max_cells = table_cells(len(arrays) - 1, arrays[0].shape[0])
-    table = integer_joint_table(arrays, max_cells)
-    if table is not None:
-        dtype = np.result_type(*[a.dtype for a in arrays])
-        return np.arange(table.shape[0]).astype(dtype), table
-    fused = categorical_joint_table(arrays, max_cells, names)
-    if fused is not None:
-        table, values = fused
-        return values, table
-    return None
 
 
 def table_cells(n_clf, n_rows):
@@ -203,8 +179,9 @@ def table_cells(n_clf, n_rows):
 
 def codes_of(encoded):
     """Truth and prediction codes ``0..n_values - 1`` as intp arrays."""
-    y = label_codes(encoded.y_true, encoded.offset)
-    return y, [label_codes(p, encoded.offset) for p in encoded.preds]
+    return encoded.y_true.astype(np.intp, copy=False), [
+        p.astype(np.intp, copy=False) for p in encoded.preds
+    ]
 
 
 def statistics_of_table(table):
@@ -229,7 +206,7 @@ def paired_statistics(y, codes, n_values):
     n_clf = len(codes)
     if n_values ** (n_clf + 1) <= table_cells(n_clf, y.shape[0]):
         values = np.arange(n_values)
-        return statistics_of_table(joint_table(EncodedPredictions(y, codes, values, 0)))
+        return statistics_of_table(joint_table(EncodedPredictions(y, codes, values)))
     # One pass narrows the codes (one byte each for up to 256 classes), which
     # the counts then read in the cache and the records keep.
     y, *codes = [_narrow_codes(a, n_values) for a in (y, *codes)]
@@ -258,7 +235,7 @@ def clustered_statistics_of(encoded, groups, keep_rows=False):
     else:
         n_records = by_pairs[2].shape[0]
     if keep_rows:
-        rows = EncodedPredictions(y, codes, encoded.values, 0), record_codes
+        rows = EncodedPredictions(y, codes, encoded.values), record_codes
     if n_records == n_rows:
         return None, n_records, rows
     if by_pairs is not None:

@@ -61,11 +61,10 @@ _PAIR_BLOCK = 2**14
 def record_keys(encoded, groups):
     """Each row's ``(record, cell) = (id - smallest id) << bits | cell``, packed.
 
-    The cell is ``((y * V + p_1) * V + ...) * V + p_C`` of the codes plus
-    offset of an :class:`._codes.EncodedPredictions` (raw integer labels
-    are not copied to codes first): the arithmetic wraps around modulo the
-    key's width, which is exact since every cell and key fits. Integer
-    ids are packed as they are, other ids by their codes
+    The cell is ``((y * V + p_1) * V + ...) * V + p_C`` of the codes of an
+    :class:`._codes.EncodedPredictions`. Integer ids are packed as they
+    are, less the smallest (cast modulo the key's width, which is exact
+    since every key fits), other ids by their codes
     (:func:`._codes.encode_groups`). The keys are computed in blocks of
     rows that stay in the cache: one read of every input.
 
@@ -89,7 +88,6 @@ def record_keys(encoded, groups):
     key_type = np.uint32 if span << bits <= 2**32 else np.uint64
     bound = 2 ** (8 * np.dtype(key_type).itemsize)
     lo = key_type(lo % bound)
-    shift = key_type(encoded.offset * sum(n_values**j for j in range(len(labels))) % bound)
     keys = np.empty(groups.shape[0], dtype=key_type)
     cell = np.empty(min(_BLOCK_ROWS, groups.shape[0]), dtype=key_type)
     label = np.empty_like(cell)
@@ -106,8 +104,6 @@ def record_keys(encoded, groups):
             part *= key_type(n_values)
             code[...] = a[rows]
             part += code
-        if shift:
-            part -= shift
         out |= part
     return keys, bits
 

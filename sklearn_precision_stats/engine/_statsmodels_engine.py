@@ -52,11 +52,10 @@ def _score_test(model, groups, endog):
 
 def _class_rows(encoded, records, code, classifiers, role):
     """Stacked rows of `classifiers` in the model of class `code` for `role`."""
-    off = encoded.offset
-    y = encoded.y_true - off if off else encoded.y_true
+    y = encoded.y_true
     endog, clf, groups = [], [], []
     for j, c in enumerate(classifiers):
-        pred = encoded.preds[c] - off if off else encoded.preds[c]
+        pred = encoded.preds[c]
         if role.pooled:
             truth_is_k, pred_is_k = np.ones(y.shape, dtype=bool), pred == y
         else:

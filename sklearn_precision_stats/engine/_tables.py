@@ -5,23 +5,15 @@ the joint table of (true label, prediction of each classifier): a record
 adds one to one cell, so the table is one :func:`numpy.bincount` of each
 row's joint code (:func:`joint_table`, from the codes of :mod:`._codes`).
 
-Two kinds of labels are counted straight into a small table, without a
-code per row first, because it pays (benchmarks/bench_architecture.py):
-
-* :func:`integer_joint_table`: non-negative integers (or bools), used as
-  their own codes; 1.5x faster than encoding then counting at 10^7 rows, and
-  what keeps a comparison within 3x of one bincount pass;
-* :func:`categorical_joint_table`: pandas categoricals, from their codes;
-  2.8x faster than encoding their labels.
-
-Each returns None when it does not apply; the caller then encodes the labels
-(:func:`._codes.encode_predictions`) and counts the codes. Integer labels
-whose table is too large (many classifiers) are still their own codes,
-narrowed in one pass to the one byte per label that the counts read
-(:func:`integer_codes`): 1.7x faster than encoding then narrowing them at
-10^7 rows, 1.3x on the whole comparison of 5 classifiers, and what keeps the
-cost per pair of classifiers clearly lower past the joint table (0.31x of
-c = 2's at 10^7 records, against 0.41x without, 0.40x just before).
+Integer labels spanning at most 256 values (bools, classes 0..9, -1/1)
+are their own one-byte codes, narrowed and range-checked in one pass over
+the labels (:func:`integer_codes`), not hashed: 4.2x faster than encoding
+them on the whole comparison of 10^6 rows, 3.7x with 5 classifiers, 1.5x
+with clustered rows, and what keeps the paired path within 3x of one
+bincount pass at 10^7 rows (benchmarks/bench_architecture.py,
+benchmarks/bench_engine.py). Pandas categoricals are counted from their
+codes (:func:`categorical_joint_table`): 3.5x faster than encoding their
+labels.
 """
 
 import math
@@ -56,29 +48,32 @@ def _joint_codes(encoded, n_values, rows=slice(None), out=None):
         Length of ``encoded.values`` (the base of the flat index).
     rows : slice, default=slice(None)
         The rows to encode.
-    out : ndarray of intp, default=None
-        Buffer of the slice's length to write into.
+    out : ndarray of unsigned int or intp, default=None
+        Buffer of the slice's length to write into, of a type holding
+        every cell's index.
     """
     arrays = [encoded.y_true[rows], *(p[rows] for p in encoded.preds)]
-    # Horner's scheme in place on one intp buffer: a few passes and no
+    # Horner's scheme in place on one buffer: a few passes and no
     # temporaries, which is most of the cost at 10^7 rows.
     if out is None:
         code = arrays[0].astype(np.intp, copy=True)
     else:
         code = out
         np.copyto(code, arrays[0], casting="unsafe")
+    base = code.dtype.type(n_values)
     for arr in arrays[1:]:
-        code *= n_values
+        code *= base
         np.add(code, arr, out=code, casting="unsafe")
-    if encoded.offset:
-        code -= encoded.offset * sum(n_values**j for j in range(len(arrays)))
     return code
 
 
 # Rows encoded per block in `joint_table`: a block's codes stay in the CPU
 # cache between the Horner passes and the bincount (about 2x faster than
 # whole-array passes at 10^7 rows).
-_BLOCK_ROWS = 2**18
+_BLOCK_ROWS = 2**16
+# Cells of the largest table counted block by block (a larger one would
+# be re-allocated per block).
+_BLOCK_CELLS = 2**18
 
 
 def joint_table(encoded):
@@ -93,12 +88,14 @@ def joint_table(encoded):
     if n_cells > _MAX_JOINT_CELLS:
         return None
     n_rows = encoded.y_true.shape[0]
-    if n_cells > _BLOCK_ROWS:
-        # A large table would be re-allocated per block: one pass instead.
+    if n_cells > _BLOCK_CELLS:
         table = np.bincount(_joint_codes(encoded, n_values), minlength=n_cells)
         return table.reshape((n_values,) * n_axes)
     table = np.zeros(n_cells, dtype=np.intp)
-    buffer = np.empty(min(_BLOCK_ROWS, n_rows), dtype=np.intp)
+    # Cell indices in 16 bits where they fit: the Horner passes over a block
+    # take 0.6x the time of 64-bit ones (10^7 rows, 10 classes).
+    index_type = np.uint16 if n_cells <= 2**16 else np.uint32
+    buffer = np.empty(min(_BLOCK_ROWS, n_rows), dtype=index_type)
     for start in range(0, n_rows, _BLOCK_ROWS):
         stop = min(start + _BLOCK_ROWS, n_rows)
         codes = _joint_codes(encoded, n_values, slice(start, stop), buffer[: stop - start])
@@ -106,86 +103,24 @@ def joint_table(encoded):
     return table.reshape((n_values,) * n_axes)
 
 
-# Rows per block of `integer_joint_table`: each block's labels are read once
-# from memory and stay in cache for the range check, the packing and the
-# bincount.
-_FUSED_BLOCK_ROWS = 2**17
-
-
-def integer_joint_table(arrays, max_cells=_MAX_JOINT_CELLS):
-    """Joint table of non-negative integer (or bool) labels, in one pass.
-
-    The labels are used as codes, packed ``bits`` bits per axis, with
-    ``bits`` the bit length of the bitwise OR of every label: that OR is the
-    range check (its sign bit flags a negative label), and computed block by
-    block it costs no extra pass over memory, where a minimum and a maximum
-    per array would cost two.
-
-    Parameters
-    ----------
-    arrays : list of ndarray
-        Truth, then each classifier's predictions, of one length.
-    max_cells : int, default=_MAX_JOINT_CELLS
-        The largest table counted.
-
-    Returns
-    -------
-    table : ndarray of int, shape (K,) * len(arrays), or None
-        Records per (truth, pred_1, ..., pred_C) cell with ``K`` the largest
-        label plus one; None when some array is not of integers or bools,
-        a label is negative, or the table would exceed `max_cells` cells
-        (the general path encodes those labels).
-    """
-    if not all(isinstance(a, np.ndarray) and a.dtype.kind in "biu" for a in arrays):
-        return None
-    # uint64 labels beyond the int64 range look negative and go the general way.
-    raw = [
-        a.view(np.uint8) if a.dtype.kind == "b" else a.view(np.int64) if a.dtype == np.uint64 else a
-        for a in arrays
-    ]
-    n_axes, n_rows = len(raw), raw[0].shape[0]
-    bits, table = 0, np.zeros(1, dtype=np.intp)
-    code = np.empty(min(_FUSED_BLOCK_ROWS, n_rows), dtype=np.intp)
-    for start in range(0, n_rows, _FUSED_BLOCK_ROWS):
-        parts = [a[start : start + _FUSED_BLOCK_ROWS] for a in raw]
-        seen = 0
-        for part in parts:
-            seen |= int(np.bitwise_or.reduce(part))
-        if seen < 0:
-            return None
-        if seen.bit_length() > bits:
-            old = bits
-            bits = seen.bit_length()
-            if (seen + 1) ** n_axes > max_cells:
-                # Too large a table, whether by blocks (a label is at least
-                # 2 ** (bits - 1)) or by the whole-array pass (its size is
-                # the OR of every label plus one).
-                return None
-            if (1 << bits) ** n_axes > min(max_cells, 4 * _FUSED_BLOCK_ROWS):
-                # A large table: one whole-array pass (or the general path).
-                return _integer_joint_table_whole(raw, max_cells)
-            grown = np.zeros((1 << bits,) * n_axes, dtype=np.intp)
-            grown[(slice(0, 1 << old),) * n_axes] = table.reshape((1 << old,) * n_axes)
-            table = grown.reshape(-1)
-        out = code[: parts[0].shape[0]]
-        # An intp shift, so narrow labels are widened before they are shifted.
-        np.left_shift(parts[0], np.intp(bits), out=out, casting="unsafe")
-        for j, part in enumerate(parts[1:], start=1):
-            np.bitwise_or(out, part, out=out, casting="unsafe")
-            if j < n_axes - 1:
-                out <<= bits
-        table += np.bincount(out, minlength=table.shape[0])
-    return _trim_table(table.reshape((1 << bits,) * n_axes))
+# Rows per block of `integer_codes`: each block's labels are read once from
+# memory and stay in cache for the range check and the narrowing.
+_FUSED_BLOCK_ROWS = 2**16
 
 
 def integer_codes(arrays):
-    """Non-negative integer (or bool) labels below 256 as one-byte codes, in one pass.
+    """Integer (or bool) labels spanning at most 256 values as one-byte codes, in one pass.
 
-    The labels are their own codes, as in :func:`integer_joint_table`. Each
-    block of each array is range-checked while it is in the cache and
-    narrowed to the uint8 codes that the counts read and the records keep:
-    one pass over the labels, where encoding them (a minimum and a maximum)
-    and narrowing the codes would take three.
+    A label's code is the label less the smallest label ``low``, or the
+    label itself when every label is in 0..255. Each block of each array is
+    narrowed to the uint8 codes that the tables count and the records keep
+    (the label modulo 256, which is exact once ``low`` modulo 256 is taken
+    off, as every code is in 0..255) and range-checked while it is in the
+    cache: by the maximum of its labels read as unsigned integers of their
+    width, where a negative label is above 255, and past the first negative
+    or large label by its minimum and maximum. One pass over the labels,
+    where encoding them (a minimum and a maximum) and narrowing the codes
+    would take three.
 
     Parameters
     ----------
@@ -195,49 +130,68 @@ def integer_codes(arrays):
     Returns
     -------
     codes : list of ndarray of uint8
-    n_values : int
-        The largest label plus one.
+    values : ndarray
+        The label of each code, in the arrays' common type.
 
-    None when some array is not of integers or bools, or a label is
-    negative or above 255 (the general path encodes those labels).
+    None when some array is not of integers or bools, the labels span more
+    than 256 values, or their common type is not an integer one (int64
+    with uint64): the general path encodes those labels.
     """
     if not all(isinstance(a, np.ndarray) and a.dtype.kind in "biu" for a in arrays):
         return None
+    dtype = np.result_type(*[a.dtype for a in arrays])
+    if dtype.kind not in "biu":
+        return None
     raw = [a.view(np.uint8) if a.dtype.kind == "b" else a for a in arrays]
+    # int8's negative labels read as 128..255 unsigned, above any it holds.
+    limits = [127 if a.dtype == np.int8 else 255 for a in raw]
     codes = [np.empty(a.shape[0], dtype=np.uint8) for a in raw]
-    high = 0
+    high, low, read = 0, None, False  # low: None while every label is in 0..255
     for start in range(0, raw[0].shape[0], _FUSED_BLOCK_ROWS):
-        for a, out in zip(raw, codes, strict=True):
+        for a, limit, out in zip(raw, limits, codes, strict=True):
             part = a[start : start + _FUSED_BLOCK_ROWS]
-            if not 0 <= int(np.bitwise_or.reduce(part)) < 256:  # the sign bit: negative
+            out[start : start + part.shape[0]] = part  # the labels modulo 256
+            if low is None:
+                top = int(part.view(f"u{part.dtype.itemsize}").max())
+                if top <= limit:
+                    high, read = max(high, top), True
+                    continue
+                # Labels read so far are in 0..high: the smallest is at most 0.
+                low, high = (0, high) if read else (int(part.min()), int(part.max()))
+            low, high = min(low, int(part.min())), max(high, int(part.max()))
+            if high - low > 255:
                 return None
-            narrow = out[start : start + part.shape[0]]
-            narrow[:] = part
-            high = max(high, int(narrow.max()))
-    return codes, high + 1
+    low = 0 if low is None else low
+    if low % 256:
+        for out in codes:
+            out -= np.uint8(low % 256)
+    # Built modulo 2**64 and cast, so that labels near the ends of int64 or
+    # uint64 keep their exact values.
+    span = np.arange(high - low + 1, dtype=np.uint64) + np.uint64(low % 2**64)
+    return codes, span.astype(dtype)
 
 
-def _integer_joint_table_whole(raw, max_cells):
-    seen = 0
-    for a in raw:
-        seen |= int(np.bitwise_or.reduce(a))
-    if seen < 0:
+def integer_joint_table(arrays, max_cells=_MAX_JOINT_CELLS):
+    """Joint table of integer (or bool) labels spanning at most 256 values.
+
+    The labels' one-byte codes (:func:`integer_codes`) counted by
+    :func:`joint_table`.
+
+    Returns
+    -------
+    table : ndarray of intp, shape (K,) * len(arrays)
+        Records per (truth, pred_1, ..., pred_C) cell.
+    values : ndarray of shape (K,)
+        The label of each code.
+
+    None when :func:`integer_codes` does not apply or the table would
+    exceed `max_cells` cells.
+    """
+    narrow = integer_codes(arrays)
+    if narrow is None or len(narrow[1]) ** len(arrays) > max_cells:
         return None
-    size = seen + 1
-    if size ** len(raw) > max_cells:
-        return None
-    encoded = EncodedPredictions(raw[0], raw[1:], np.arange(size), 0)
-    return _trim_table(joint_table(encoded))
-
-
-def _trim_table(table):
-    """The table cut to the largest label present plus one."""
-    present = np.zeros(table.shape[0], dtype=bool)
-    for axis in range(table.ndim):
-        others = tuple(ax for ax in range(table.ndim) if ax != axis)
-        present |= table.sum(axis=others) > 0
-    size = int(np.flatnonzero(present)[-1]) + 1 if present.any() else 1
-    return np.ascontiguousarray(table[(slice(0, size),) * table.ndim])
+    codes, values = narrow
+    return joint_table(EncodedPredictions(codes[0], codes[1:], values)), values
 
 
 def categorical_joint_table(arrays, max_cells, names=None):
@@ -272,9 +226,10 @@ def categorical_joint_table(arrays, max_cells, names=None):
     uniques = [arr.categories.to_numpy() for arr in arrays]
     if math.prod(max(u.shape[0], 1) for u in uniques) > max_cells:
         return None
-    table = integer_joint_table(codes)  # None when a code is -1: a missing label
-    if table is None:
+    counted = integer_joint_table(codes)
+    if counted is None or counted[1][0] != 0:  # a code of -1: a missing label
         return None
+    table = counted[0]
     # Every category is a label, used or not, as the encoder has it.
     full = np.zeros([u.shape[0] for u in uniques], dtype=table.dtype)
     kept = tuple(slice(0, min(table.shape[0], u.shape[0])) for u in uniques)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from ..engine._codes import encode_groups, encode_predictions, label_codes
+from ..engine._codes import encode_groups, encode_predictions
 from ..engine._tables import integer_joint_table
 from ._definitions import MeasureSpec, row_values
 
@@ -254,13 +254,12 @@ def tabulate(y_true: np.ndarray, preds: list[np.ndarray], groups: np.ndarray | N
     """Units of validated 1-D label arrays."""
     n_rows = y_true.shape[0]
     arrays = [y_true, *preds]
-    table = integer_joint_table(arrays) if groups is None else None
-    if table is not None:
-        dtype = np.result_type(*[a.dtype for a in arrays])
-        return _from_table(table, np.arange(table.shape[0]).astype(dtype), n_rows)
+    counted = integer_joint_table(arrays) if groups is None else None
+    if counted is not None:
+        table, values = counted
+        return _from_table(table, values, n_rows)
     encoded = encode_predictions(y_true, preds)
-    row_codes = [label_codes(encoded.y_true, encoded.offset)]
-    row_codes += [label_codes(p, encoded.offset) for p in encoded.preds]
+    row_codes = [encoded.y_true, *encoded.preds]
     cells, inverse = _unique_rows(row_codes, len(encoded.values))
     counts = np.bincount(inverse, minlength=len(cells)).astype(float)
     values = np.asarray(encoded.values)
