@@ -313,7 +313,7 @@ class ComparisonCounts:
 
         Their one-byte codes (:func:`._tables.integer_codes`) are counted,
         and only the labels present go through the encoder, not a code per
-        row: counts of labels 0..9 and their comparison take 3.1x less time
+        row: counts of labels 0..9 and their comparison take 3.2x less time
         than through the encoder at 10^6 rows
         (benchmarks/bench_architecture.py).
         """

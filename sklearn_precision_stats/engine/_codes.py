@@ -6,7 +6,7 @@ predictions share one set of codes ``0..K-1`` in sorted label order
 (:func:`encode_predictions`), record ids get codes ``0..n_records-1``
 (:func:`encode_groups`).
 
-Small non-negative integer labels are their own codes
+Integer labels of a small range are one-byte codes in one pass
 (:func:`._tables.integer_codes`); any other kind of label is encoded by
 :mod:`._labels`, one implementation per kind of input.
 """

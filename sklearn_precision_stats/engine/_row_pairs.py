@@ -242,7 +242,7 @@ def pair_statistics(encoded, groups):
     Parameters
     ----------
     encoded : EncodedPredictions
-        The labels (codes plus an offset).
+        The label codes.
     groups : ndarray of shape (n_rows,)
         Record ids.
 

@@ -6,14 +6,14 @@ adds one to one cell, so the table is one :func:`numpy.bincount` of each
 row's joint code (:func:`joint_table`, from the codes of :mod:`._codes`).
 
 Integer labels spanning at most 256 values (bools, classes 0..9, -1/1)
-are their own one-byte codes, narrowed and range-checked in one pass over
-the labels (:func:`integer_codes`), not hashed: 4.2x faster than encoding
-them on the whole comparison of 10^6 rows, 3.7x with 5 classifiers, 1.5x
-with clustered rows, and what keeps the paired path within 3x of one
-bincount pass at 10^7 rows (benchmarks/bench_architecture.py,
-benchmarks/bench_engine.py). Pandas categoricals are counted from their
-codes (:func:`categorical_joint_table`): 3.5x faster than encoding their
-labels.
+become one-byte codes (the label less the smallest), narrowed and
+range-checked in one pass over the labels (:func:`integer_codes`), not
+hashed: 3.8x faster than encoding them on the whole comparison of 10^6
+rows, 3.7x with 5 classifiers, 1.5x with clustered rows; the paired path at
+10^7 rows needs it to stay near 3x one bincount pass (2.7-3.5x across runs)
+(benchmarks/bench_architecture.py, benchmarks/bench_engine.py). Pandas
+categoricals are counted from their codes (:func:`categorical_joint_table`):
+3.5x faster than encoding their labels.
 """
 
 import math
