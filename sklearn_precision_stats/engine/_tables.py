@@ -105,7 +105,7 @@ def joint_table(encoded):
 
 # Rows per block of `integer_codes`: each block's labels are read once from
 # memory and stay in cache for the range check and the narrowing.
-_FUSED_BLOCK_ROWS = 2**16
+_CODE_BLOCK_ROWS = 2**16
 
 
 def integer_codes(arrays):
@@ -147,9 +147,9 @@ def integer_codes(arrays):
     limits = [127 if a.dtype == np.int8 else 255 for a in raw]
     codes = [np.empty(a.shape[0], dtype=np.uint8) for a in raw]
     high, low, read = 0, None, False  # low: None while every label is in 0..255
-    for start in range(0, raw[0].shape[0], _FUSED_BLOCK_ROWS):
+    for start in range(0, raw[0].shape[0], _CODE_BLOCK_ROWS):
         for a, limit, out in zip(raw, limits, codes, strict=True):
-            part = a[start : start + _FUSED_BLOCK_ROWS]
+            part = a[start : start + _CODE_BLOCK_ROWS]
             out[start : start + part.shape[0]] = part  # the labels modulo 256
             if low is None:
                 top = int(part.view(f"u{part.dtype.itemsize}").max())
