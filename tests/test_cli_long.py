@@ -275,6 +275,26 @@ def test_record_index_is_a_bijection(ids):
         assert index.label(code) == ids[np.flatnonzero(codes == code)[0]].item()
 
 
+def test_record_index_keeps_the_lookup_tables_ids_when_a_batch_is_not_of_integers():
+    from sklearn_precision_stats.cli._data import RecordIndex
+    from sklearn_precision_stats.cli._io import UsageError
+
+    # Integral float ids are coded through the lookup table; a later batch
+    # of other floats must still meet the ids already coded.
+    index = RecordIndex("--record-col 'r'")
+    first = index.codes(pa.array([1.0, 2.0]))
+    index.codes(pa.array([1.5]))
+    again = index.codes(pa.array([2.0, 1.0]))
+    np.testing.assert_array_equal(again, first[::-1])
+    assert index.n == 3
+    assert [index.label(c) for c in index.codes_by_id()] == [1, 1.5, 2]
+    # Text after numbers is refused, whichever path coded the numbers.
+    index = RecordIndex("--record-col 'r'")
+    index.codes(pa.array([1, 2]))
+    with pytest.raises(UsageError, match="mixes numbers and text"):
+        index.codes(pa.array(["x"]))
+
+
 @pytest.mark.parametrize("suffix", ["csv", "parquet"])
 def test_delong_batched_equals_in_memory(tmp_path, capsys, suffix):
     rng = np.random.default_rng(8)

@@ -170,10 +170,12 @@ _MAX_DENSE_SPAN = 1 << 24
 class RecordIndex:
     """Record ids -> dense codes 0, 1, ..., with no Python object per record.
 
-    Integer ids over a compact range are coded through a lookup table over
-    that range (4 bytes per value of the range, no sort); other ids (sparse
-    integers, floats, text) through one sorted NumPy array of the ids seen
-    (int64, float64 or fixed-width UTF-8 bytes) with the code of each.
+    Integer ids (or integral floats) over a compact range are coded through
+    a lookup table over that range (4 bytes per value of the range, no
+    sort); other ids (sparse integers, floats, text) through one sorted
+    NumPy array of the ids seen (int64, float64 or fixed-width UTF-8 bytes)
+    with the code of each. The first batch of other ids moves the ids of the
+    lookup table to the sorted array, which codes every later batch.
     Codes follow no particular order; :meth:`codes_by_id` gives them in
     order of the ids.
 
@@ -233,8 +235,16 @@ class RecordIndex:
         if ids.dtype.kind == "i" and ids.size and self._sorted is None:
             codes = self._dense_codes(ids)
         if codes is None:
+            self._lookup_to_sorted()
             codes = self._sorted_codes(ids)
         return codes if indices is None else codes[indices]
+
+    def _lookup_to_sorted(self):
+        """Move the ids of the lookup table, if any, to the sorted arrays."""
+        if self._lut is not None:
+            known = np.flatnonzero(self._lut >= 0)
+            self._sorted, self._codes = known + np.int64(self._lo), self._lut[known]
+            self._lut = None
 
     def _dense_codes(self, ids):
         """Codes through the lookup table, or None (and the sorted arrays) if too sparse."""
@@ -244,9 +254,7 @@ class RecordIndex:
         top = self._lo + self._lut.shape[0] - 1
         new_lo, new_hi = min(lo, self._lo), max(hi, top)
         if new_hi - new_lo + 1 > max(_MAX_DENSE_SPAN, 4 * (self.n + ids.shape[0])):
-            known = np.flatnonzero(self._lut >= 0)
-            self._sorted, self._codes = known + np.int64(self._lo), self._lut[known]
-            self._lut = None
+            self._lookup_to_sorted()
             return None
         if new_lo < self._lo or new_hi > top:
             # Room above for ids that grow batch by batch.
