@@ -42,8 +42,8 @@ from ._units import StoredRecords
 
 __all__ = ["ComparisonCounts", "counts_in_place_of_arrays"]
 
-# Integer labels 0..K-1 are counted in a joint table over the labels
-# themselves, of at most this many cells.
+# Integer labels of a small range are counted in a joint table over their
+# one-byte codes (:func:`._tables.integer_codes`), of at most this many cells.
 _MAX_RAW_CELLS = 2**20
 
 # Label codes and record codes are packed into one int64 key per

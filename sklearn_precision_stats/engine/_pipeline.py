@@ -72,8 +72,9 @@ class ComparisonData(NamedTuple):
     n_rows, n_records : int
     records : StoredRecords or None
         The records in compact, read-only form (the nonzero cells of the
-        joint table, or per (record, class) counts of clustered rows); None
-        when they were not kept.
+        joint table or the rows' label codes; the cells of each record's
+        rows or per (record, class) counts of clustered rows); None when
+        they were not kept.
     rows : tuple or None
         ``(EncodedPredictions, record_codes)`` of every row, only while the
         statsmodels engine refits; never kept in a result.

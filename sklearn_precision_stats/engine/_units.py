@@ -8,8 +8,9 @@ category counts per class. They never need the rows themselves.
 * With one row per record, records with the same truth and predictions are
   interchangeable: each nonzero cell of the joint (truth, pred_1, ...,
   pred_C) table is one *unit* of ``multiplicity`` identical records. A
-  comparison keeps the table's nonzero cells only, so its memory is in
-  proportion to the distinct cells, not to the records.
+  comparison keeps the table's nonzero cells, so its memory is in
+  proportion to the distinct cells, not to the records; when the table
+  would be too large (many classifiers), the rows' label codes.
 * With clustered rows each record is a unit; the comparison keeps, per
   touched (record, class) pair, the record's rows in each category, or the
   cells of each record's few rows.
