@@ -41,7 +41,6 @@ from sklearn.naive_bayes import GaussianNB
 
 from sklearn_precision_stats import (
     PairedPrecisionComparator,
-    PrecisionComparison,
     plot_power,
     plot_relative_precision,
     replicability,
@@ -91,7 +90,7 @@ def load_dataset(name, data_dir=DATA_DIR):
 
 
 def compare_dataset(X, y, *, n_estimators=1000, random_state=0, n_jobs=None):
-    """NB vs RF on a 70/30 split: the PrecisionComparison (RF the reference)."""
+    """NB vs RF on a 70/30 split: the PairedComparison (RF the reference)."""
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.3, random_state=random_state
     )
@@ -130,7 +129,7 @@ def table5(results):
             "class": r["class"],
             "NB": f"{r['precision']:.2f}",
             "RF": f"{r['precision_reference']:.2f}",
-            "P-GS": _p(r["score_pvalue"]),
+            "P-GS": _p(r["gs_pvalue"]),
             "P-GW": _p(r["wald_pvalue"]),
             "paper NB": f"{paper[0]:.2f}",
             "paper RF": f"{paper[1]:.2f}",
@@ -147,8 +146,8 @@ def table6(results):
         {
             "dataset": name,
             "class": r["class"],
-            "RP (95% CI)": f"{r['rp']:.2f} ({r['rp_ci_low']:.2f}, {r['rp_ci_high']:.2f})",
-            "p-value": _p(r["rp_pvalue"]),
+            "RP (95% CI)": f"{r['ratio']:.2f} ({r['ratio_ci_low']:.2f}, {r['ratio_ci_high']:.2f})",
+            "p-value": _p(r["ratio_pvalue"]),
             "paper RP (95% CI)": f"{paper[4]:.2f} ({paper[5]:.2f}, {paper[6]:.2f})",
             "paper p-value": _paper_p(paper[7]),
         }
@@ -157,24 +156,19 @@ def table6(results):
 
 
 def table7(results, *, n_resamples=1000, random_state=0):
-    """Per-class GS p-values and their Dai-Cui combination, with the paper's.
-
-    Needs ``PrecisionComparison.global_test``; returns None without it.
-    """
-    if not hasattr(PrecisionComparison, "global_test"):
-        return None
+    """Per-class GS p-values and their Dai-Cui combination, with the paper's."""
     rows = []
     for name, res in results.items():
         combined = res.global_test(
-            method="dai-cui", test="score", n_resamples=n_resamples, random_state=random_state
+            method="dai-cui", test="gs", n_resamples=n_resamples, random_state=random_state
         )
-        simes = res.global_test(method="simes", test="score")
+        simes = res.global_test(method="simes", test="gs")
         for i, (_, r) in enumerate(res.table.iterrows()):
             rows.append(
                 {
                     "dataset": name,
                     "class": r["class"],
-                    "P-GS": _p(r["score_pvalue"]),
+                    "P-GS": _p(r["gs_pvalue"]),
                     "combined (Dai-Cui)": _p(float(combined.pvalue)) if i == 0 else "",
                     "Simes": _p(float(simes.pvalue)) if i == 0 else "",
                     "paper combined": _paper_p(PAPER_COMBINED[name]) if i == 0 else "",
@@ -224,10 +218,7 @@ def main(argv=None):
         print(table6(results).to_string(index=False))
         t7 = table7(results, n_resamples=args.n_resamples, random_state=args.random_state)
         print("\nTable 7: global null, GS p-values combined")
-        if t7 is None:
-            print("PrecisionComparison.global_test is not available in this version.")
-        else:
-            print(t7.to_string(index=False))
+        print(t7.to_string(index=False))
 
     if args.figures is not None:
         draw_figures(results, args)
@@ -248,7 +239,7 @@ def draw_figures(results, args):
     # classifiers' predictions are correlated (0.4 within each class).
     start = time.perf_counter()
     rates = rejection_rates(
-        ("score", "z"),
+        ("gs", "z"),
         n_samples=[100, 1000],
         precision=[(0.7 * (1 + d / 100), 0.7) for d in range(0, 31, 2)],
         correlation=0.4,
