@@ -6,11 +6,12 @@ adds one to one cell, so the table is one :func:`numpy.bincount` of each
 row's joint code (:func:`joint_table`, from the codes of :mod:`._codes`).
 
 Integer labels spanning at most 256 values (bools, classes 0..9, -1/1)
-become one-byte codes (the label less the smallest), narrowed and
-range-checked in one pass over the labels (:func:`integer_codes`), not
-hashed: 3.8x faster than encoding them on the whole comparison of 10^6
-rows, 3.7x with 5 classifiers, 1.5x with clustered rows; the paired path at
-10^7 rows needs it to stay near 3x one bincount pass (2.7-3.5x across runs)
+become one-byte codes (the label itself when every label is in 0..255,
+else the label less the smallest), narrowed and range-checked in one pass
+over the labels (:func:`integer_codes`), not hashed: 3.8x faster than
+encoding them on the whole comparison of 10^6 rows, 3.7x with 5
+classifiers, 1.5x with clustered rows; the paired path at 10^7 rows needs
+it to stay near 3x one bincount pass (2.7-3.5x across runs)
 (benchmarks/bench_architecture.py, benchmarks/bench_engine.py). Pandas
 categoricals are counted from their codes (:func:`categorical_joint_table`):
 3.5x faster than encoding their labels.
