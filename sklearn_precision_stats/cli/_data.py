@@ -162,8 +162,8 @@ def _arrow_column(column):
     return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 
-# Integer record ids spanning at most this many values (or 4 per id seen)
-# are coded through a lookup table over their range.
+# Integer record ids spanning at most this many values (or 4 per id seen
+# and row of the batch) are coded through a lookup table over their range.
 _MAX_DENSE_SPAN = 1 << 24
 
 
