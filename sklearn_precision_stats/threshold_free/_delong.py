@@ -54,7 +54,7 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from ..classic._roc import _centred_placements, _delong_components, _dot
+from ..classic._roc import _centred_placements, _dot
 from ..exceptions import UndefinedStatisticWarning
 from ..results._metric_comparison import MetricComparison
 from ._inference import _STACKLEVEL, _class_name, _omnibus
@@ -161,11 +161,9 @@ def _table_rows(problem, average, groups):
                 yield problem.classes[k], None, None, reason
                 continue
             scores = [np.ascontiguousarray(s[:, k]) for s in problem.scores]
-            if groups is None:
-                auc, cov = _delong_components(in_class, scores)
-            else:
-                part = _ClusterPlacements(in_class, scores, cluster, n_clusters)
-                auc, cov, _ = _obuchowski_covariance([part], [1.0], n_clusters)
+            # One cluster per row without groups: DeLong's covariance exactly.
+            part = _ClusterPlacements(in_class, scores, cluster, n_clusters)
+            auc, cov, _ = _obuchowski_covariance([part], [1.0], n_clusters)
             reason = None
             if not np.isfinite(cov).all():
                 reason = f"DeLong's variance of {names[k]}: {lacking}"
