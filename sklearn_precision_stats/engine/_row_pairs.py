@@ -32,6 +32,7 @@ from ._counts import (
     _key_feature_map,
     _pooled_from_moments,
 )
+from ._tables import _joint_codes
 
 __all__ = []
 
@@ -75,8 +76,7 @@ def record_keys(encoded, groups):
         Bits of the cell.
     """
     n_values = len(encoded.values)
-    labels = [encoded.y_true, *encoded.preds]
-    n_cells = n_values ** len(labels)
+    n_cells = n_values ** (1 + len(encoded.preds))
     bits = n_cells.bit_length()
     lo = span = None
     if groups.dtype.kind in "iu":
@@ -90,21 +90,14 @@ def record_keys(encoded, groups):
     lo = key_type(lo % bound)
     keys = np.empty(groups.shape[0], dtype=key_type)
     cell = np.empty(min(_BLOCK_ROWS, groups.shape[0]), dtype=key_type)
-    label = np.empty_like(cell)
     for start in range(0, groups.shape[0], _BLOCK_ROWS):
         rows = slice(start, start + _BLOCK_ROWS)
         out = keys[rows]
-        part, code = cell[: out.shape[0]], label[: out.shape[0]]
         out[...] = groups[rows]  # cast modulo the key's width, as is the rest
         if lo:
             out -= lo
         out <<= key_type(bits)
-        part[...] = labels[0][rows]
-        for a in labels[1:]:
-            part *= key_type(n_values)
-            code[...] = a[rows]
-            part += code
-        out |= part
+        out |= _joint_codes(encoded, n_values, rows, cell[: out.shape[0]])
     return keys, bits
 
 
