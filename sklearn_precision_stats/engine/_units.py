@@ -529,24 +529,14 @@ def _distinct_rows(labels, n_values, weights=None):
     otherwise every row is its own unit. `weights` are the rows' counts
     (1 each when None).
     """
-    n_axes = len(labels)
-    n_rows = labels[0].shape[0]
     if weights is None:
-        weights = np.ones(n_rows, dtype=np.int64)
-    if n_values**n_axes >= 2**62:
+        weights = np.ones(labels[0].shape[0], dtype=np.int64)
+    shape = (n_values,) * len(labels)
+    if n_values ** len(labels) >= 2**62:
         return [np.asarray(a, dtype=np.intp) for a in labels], weights
-    code = np.zeros(n_rows, dtype=np.int64)
-    for a in labels:
-        code *= n_values
-        code += a
-    cells, inverse = np.unique(code, return_inverse=True)
+    cells, inverse = np.unique(np.ravel_multi_index(labels, shape), return_inverse=True)
     counts = np.bincount(inverse.ravel(), weights=weights, minlength=cells.shape[0])
-    counts = counts.astype(np.int64)
-    out = []
-    for _ in range(n_axes):
-        out.append((cells % n_values).astype(np.intp))
-        cells = cells // n_values
-    return out[::-1], counts.astype(np.int64)
+    return list(np.unravel_index(cells, shape)), counts.astype(np.int64)
 
 
 # ---------------------------------------------------------------------------

@@ -124,19 +124,10 @@ def _compact(codes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def _unique_rows(codes: list[np.ndarray], n_values: int) -> tuple[np.ndarray, np.ndarray]:
     """Distinct code rows, and each row's index among them."""
-    n_axes = len(codes)
-    if n_values**n_axes < 2**62:
-        key = np.zeros(codes[0].shape[0], dtype=np.int64)
-        for a in codes:
-            key *= n_values
-            key += a
-        unique, inverse = np.unique(key, return_inverse=True)
-        cells = np.empty((len(unique), n_axes), dtype=np.intp)
-        rest = unique.copy()
-        for j in range(n_axes - 1, -1, -1):
-            cells[:, j] = rest % n_values
-            rest //= n_values
-        return cells, inverse.reshape(-1)
+    shape = (n_values,) * len(codes)
+    if n_values ** len(codes) < 2**62:  # one integer key per row
+        unique, inverse = np.unique(np.ravel_multi_index(codes, shape), return_inverse=True)
+        return np.stack(np.unravel_index(unique, shape), axis=1), inverse.reshape(-1)
     stacked = np.stack(codes, axis=1)
     cells, inverse = np.unique(stacked, axis=0, return_inverse=True)
     return cells.astype(np.intp), inverse.reshape(-1)
