@@ -120,7 +120,7 @@ def at_prevalence(
     frame = pd.DataFrame(
         {
             "class": np.repeat(np.asarray(chosen, dtype=object), n_clf),
-            "classifier": np.tile(np.asarray(names, dtype=object), n_classes),
+            "classifier": np.tile(np.fromiter(names, dtype=object, count=len(names)), n_classes),
             "prevalence": np.repeat(pi, n_clf),
             metric: observed.ravel(),
             f"{metric}_at_prevalence": updated.ravel(),

@@ -160,10 +160,12 @@ class PairedComparison(_FrozenComparison):
             f"{metric}_reference_ci_low": "value_reference_ci_low",
             f"{metric}_reference_ci_high": "value_reference_ci_high",
         }
+        reference = np.empty(n_classes * n_others, dtype=object)
+        reference.fill(self.reference)
         columns = {
             "class": np.repeat(self._class_column(), n_others),
-            "classifier": np.tile(np.asarray(self.classifiers[1:], dtype=object), n_classes),
-            "reference": np.full(n_classes * n_others, self.reference, dtype=object),
+            "classifier": np.tile(_names(self.classifiers[1:]), n_classes),
+            "reference": reference,
         }
         for col in table_columns(metric)[3:]:
             values = np.asarray(stats[source.get(col, col)]).reshape(-1)
@@ -775,6 +777,15 @@ class PairedComparison(_FrozenComparison):
         from ..across_classes._prevalence import at_prevalence
 
         return at_prevalence(self, prevalence, ci, n_resamples, random_state, confidence_level)
+
+
+def _names(names):
+    """Classifier names as a 1-D object array.
+
+    ``np.asarray`` would turn tuple names (a DataFrame's MultiIndex
+    columns) into a 2-D array.
+    """
+    return np.fromiter(names, dtype=object, count=len(names))
 
 
 def _check_digits(digits):

@@ -1,0 +1,40 @@
+"""Inputs of the paired comparison and of its result's methods that a
+demanding user passes: classifier names of any hashable type, options of
+the across-class methods; each gets a right answer or a ValueError naming
+the argument.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import precision_score
+
+from sklearn_precision_stats import compare_precision
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn_precision_stats.UndefinedStatisticWarning")
+
+
+def _data(n=120, n_classes=2, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    a = np.where(rng.random(n) < 0.7, y, rng.integers(0, n_classes, n))
+    b = np.where(rng.random(n) < 0.6, y, rng.integers(0, n_classes, n))
+    return y, a, b
+
+
+def test_tuple_classifier_names_from_multiindex_columns():
+    # A DataFrame with MultiIndex columns names its classifiers by tuples.
+    y, a, b = _data()
+    preds = pd.DataFrame({("rf", 1): a, ("rf", 2): b})
+    result = compare_precision(y, preds)
+    table = result.table
+    assert table["classifier"].tolist() == [("rf", 2)] * 2
+    assert table["reference"].tolist() == [("rf", 1)] * 2
+    np.testing.assert_allclose(table["precision"], precision_score(y, b, average=None), rtol=1e-12)
+    np.testing.assert_allclose(
+        table["precision_reference"], precision_score(y, a, average=None), rtol=1e-12
+    )
+    assert result.get(1, ("rf", 2))["precision"] == pytest.approx(precision_score(y, b), rel=1e-12)
+    out = result.at_prevalence({1: 0.2}, n_resamples=20, random_state=0)
+    assert out["classifier"].tolist() == [("rf", 1), ("rf", 2)]
+    assert "('rf', 2)" in result.summary().as_text()
