@@ -81,10 +81,28 @@ class _Problem:
     """
 
 
+def _score_array(values):
+    return np.asarray(values.to_numpy() if hasattr(values, "to_numpy") else values)
+
+
+def _score_ndim(values):
+    """1 for one score per row (a column vector too, as scikit-learn's column_or_1d)."""
+    array = _score_array(values)
+    return 1 if array.ndim == 2 and array.shape[1] == 1 else array.ndim
+
+
 def _score_matrix(values, name, n_rows, n_columns):
-    raw = values.to_numpy() if hasattr(values, "to_numpy") else values
+    raw = _score_array(values)
+    # Text is not a score, even when it parses as a number; complex
+    # values would lose their imaginary part.
+    if raw.ndim == 0 or raw.dtype.kind in "USVcmM":
+        what = "one value" if raw.ndim == 0 else f"values of dtype {raw.dtype}"
+        raise ValueError(
+            f"{name} must hold numeric scores (predict_proba or decision_function output), "
+            f"got {what}."
+        )
     try:
-        array = np.asarray(raw, dtype=np.float64)
+        array = raw.astype(np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(
             f"{name} must hold numeric scores (predict_proba or decision_function output): {exc}"
@@ -111,6 +129,13 @@ def _score_matrix(values, name, n_rows, n_columns):
     return array.reshape(n_rows, n_columns)
 
 
+def _unordered(name):
+    return ValueError(
+        f"{name} mixes labels that cannot be ordered (e.g. strings and numbers); "
+        f"use one type of label, e.g. {name} as strings."
+    )
+
+
 def _is_multilabel(y_true):
     raw = y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true
     array = np.asarray(raw)
@@ -135,7 +160,8 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
 
     multilabel, array = _is_multilabel(y_true)
     if multilabel:
-        if array.dtype.kind not in "iub" or not np.isin(array, (0, 1)).all():
+        # scikit-learn's multilabel-indicator: 0 and 1 of any numeric type.
+        if array.dtype.kind not in "iubf" or not np.isin(array, (0, 1)).all():
             raise ValueError(
                 "y_true of shape (n_rows, n_labels) must be a multilabel indicator matrix "
                 "of 0 and 1; for multiclass targets pass one label per row."
@@ -159,11 +185,20 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
         if n_rows == 0:
             raise ValueError("y_true is empty; at least one row is needed.")
         if labels is None:
-            classes, codes = np.unique(y, return_inverse=True)
+            try:
+                classes, codes = np.unique(y, return_inverse=True)
+            except TypeError as exc:
+                raise _unordered("y_true") from exc
         else:
             classes = _as_label_array(labels, "labels")
-            if np.unique(classes).shape[0] != classes.shape[0]:
+            try:
+                distinct = np.unique(classes).shape[0]
+            except TypeError as exc:
+                raise _unordered("labels") from exc
+            if distinct < classes.shape[0]:
                 raise ValueError("labels must not repeat a class.")
+            if distinct == 0:
+                raise ValueError("labels is empty; pass the classes, or None for those of y_true.")
             sorter = np.argsort(classes, kind="stable")
             position = np.searchsorted(classes, y, sorter=sorter)
             position = np.minimum(position, classes.shape[0] - 1)
@@ -172,7 +207,8 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
             if missing.any():
                 row = int(np.flatnonzero(missing)[0])
                 raise ValueError(
-                    f"y_true holds the class {y[row]!r} (row {row}) that is not in labels; "
+                    f"y_true holds the class {_class_name(y[row])} (row {row}) that is not in "
+                    "labels; "
                     "add it to labels or leave labels=None for every class of y_true."
                 )
         if classes.shape[0] < 2:
@@ -180,9 +216,7 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
                 "y_true holds only one class; pass labels=[negative, positive] (binary) "
                 "or every class, so that the positive class is known."
             )
-        first = items[order[0]][1]
-        first_ndim = np.ndim(first.to_numpy() if hasattr(first, "to_numpy") else first)
-        binary = classes.shape[0] == 2 and first_ndim == 1
+        binary = classes.shape[0] == 2 and _score_ndim(items[order[0]][1]) == 1
         if binary:
             # Scores of the positive class: the second of the sorted classes
             # (scikit-learn's classes_[1]) or of labels.
@@ -241,10 +275,10 @@ class _Measure:
         self.function = function
         self.needs_negatives = needs_negatives
 
-    def reason(self, what):
-        if self.needs_negatives:
-            return f"{what} has no positive or no negative rows"
-        return f"{what} has no positive rows"
+    @property
+    def lacking(self):
+        """What a curve lacks when the measure is undefined."""
+        return "no positive or no negative rows" if self.needs_negatives else "no positive rows"
 
 
 class _Evaluator:
@@ -277,6 +311,8 @@ class _Evaluator:
     def evaluate(self, weights, envelope=None, workspace=None):
         """Values (n_replicates, n_table_rows) and undefined masks.
 
+        The mask is of every curve, shape (n_replicates, n_curves): with
+        an average, the table's row is undefined where any curve is.
         `envelope`: recall grid; then also the interpolated precision of
         each curve at the grid, shape (n_replicates, n_curves, n_grid).
         """
@@ -299,7 +335,6 @@ class _Evaluator:
                 weights_k = np.column_stack(positives)
                 with np.errstate(invalid="ignore", divide="ignore"):
                     values = (np.sum(values * weights_k, axis=1) / weights_k.sum(axis=1))[:, None]
-            undefined = undefined.any(axis=1, keepdims=True)
         band = np.stack(bands, axis=1) if envelope is not None else None
         return values, undefined, band
 
@@ -421,12 +456,17 @@ def _run(
     ones = np.ones((1, problem.n_units), dtype=np.int32)
     point = [ev.evaluate(ones, grid if with_curves else None) for ev in evaluators]
     estimates = np.column_stack([p[0][0] for p in point])
-    undefined = np.column_stack([p[1][0] for p in point])
+    # Whether a curve is defined depends on the rows and their weights, not
+    # on the scores: the reference's curves tell for every classifier.
+    undefined = point[0][1][0]
+    n_curves = undefined.shape[0]
 
     block = block_size(max(ev.size for ev in evaluators), n_replicates)
     workspace = {}
     reps = np.empty((n_replicates, n_table, n_clf))
-    reps_undefined = np.zeros((n_table, n_clf), dtype=np.intp)
+    # Replicates in which each curve, and each table row, is undefined.
+    curve_undefined = np.zeros(n_curves, dtype=np.intp)
+    row_undefined = np.zeros(n_table, dtype=np.intp)
     band_reps = (
         np.empty((n_replicates, n_clf, len(evaluators[0].curves), grid.shape[0]))
         if with_curves
@@ -439,7 +479,9 @@ def _run(
         for c, ev in enumerate(evaluators):
             values, bad, band = ev.evaluate(weights, grid if with_curves else None, workspace)
             reps[start:stop, :, c] = values
-            reps_undefined[:, c] += bad.sum(axis=0)
+            if c == 0:
+                curve_undefined += bad.sum(axis=0)
+                row_undefined += bad.sum(axis=0) if per_class else bad.any(axis=1).sum()
             if with_curves:
                 band_reps[start:stop, c] = band
     n_groups = min(problem.n_units, _JACKKNIFE_GROUPS)
@@ -452,16 +494,29 @@ def _run(
     level = confidence_level
     inference = _bootstrap_inference(estimates, reps, jack, level)
     reasons = []
+    averaged = average is not None and not problem.binary
+    lacking = measure.lacking
     for i, label in enumerate(table_classes):
-        what = f"class {_class_name(label)}"
-        if undefined[i].any():
-            reasons.append(f"{measure.name} of {what}: {measure.reason('y_true')}")
-        elif reps_undefined[i].any():
-            count = int(reps_undefined[i].max())
-            reasons.append(
-                f"the bootstrap of {measure.name} of {what}: "
-                f"{measure.reason(f'{count} of {n_replicates} replicates')}"
-            )
+        what = f"the {average} average" if averaged else f"class {_class_name(label)}"
+        # The curves of the row: its class, or every class of an average.
+        own = [i] if per_class else list(range(n_curves))
+        empty = [k for k in own if undefined[k]]
+        if empty:
+            whose = "y_true" if per_class else f"class {_class_name(problem.classes[empty[0]])}"
+            reasons.append(f"{measure.name} of {what}: {whose} has {lacking}")
+        elif row_undefined[i]:
+            count = f"{row_undefined[i]} of {n_replicates} replicates"
+            if per_class:
+                cause = f"{lacking} in {count}"
+            else:
+                short = [_class_name(problem.classes[k]) for k in own if curve_undefined[k]]
+                which = (
+                    f"class {short[0]} has"
+                    if len(short) == 1
+                    else f"classes {', '.join(short)} have"
+                )
+                cause = f"{which} {lacking} in {count}"
+            reasons.append(f"the bootstrap of {measure.name} of {what}: {cause}")
         elif inference["constant"][i].any():
             others = [problem.names[j + 1] for j in np.flatnonzero(inference["constant"][i])]
             reasons.append(

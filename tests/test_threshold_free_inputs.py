@@ -1,0 +1,154 @@
+"""Threshold-free comparisons on unusual inputs: right answers, clear errors, one warning."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import average_precision_score, roc_auc_score
+
+from sklearn_precision_stats import (
+    UndefinedStatisticWarning,
+    compare_average_precision,
+    compare_precision_at_recall,
+    compare_recall_at_precision,
+    compare_roc_auc,
+)
+
+FUNCTIONS = [
+    compare_average_precision,
+    compare_precision_at_recall,
+    compare_recall_at_precision,
+    compare_roc_auc,
+]
+
+
+def _binary(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.3).astype(int)
+    return y, {"a": np.round(y + rng.normal(size=n), 1), "b": np.round(y + rng.normal(size=n), 1)}
+
+
+def _undefined_warnings(record):
+    return [w for w in record if w.category is UndefinedStatisticWarning]
+
+
+@pytest.mark.parametrize("as_frame", [False, True])
+def test_column_vector_scores_of_the_first_classifier_are_binary_scores(as_frame):
+    # scikit-learn reads a (n, 1) column as one score per row; so does the
+    # second classifier here, and so must the first.
+    y, scores = _binary()
+    column = scores["a"][:, None]
+    first = pd.DataFrame({"score": scores["a"]}) if as_frame else column
+    result = compare_average_precision(y, {"a": first, "b": scores["b"]}, n_resamples=20)
+    assert result.table["average_precision_reference"].iloc[0] == pytest.approx(
+        average_precision_score(y, scores["a"]), abs=1e-12
+    )
+    delong = compare_roc_auc(y, {"a": first, "b": scores["b"]})
+    assert delong.table["roc_auc_reference"].iloc[0] == pytest.approx(
+        roc_auc_score(y, scores["a"]), abs=1e-12
+    )
+
+
+def test_float_multilabel_indicator_is_accepted():
+    rng = np.random.default_rng(1)
+    y = (rng.random((150, 3)) < [0.2, 0.4, 0.6]).astype(float)
+    scores = {"a": y + rng.normal(size=y.shape), "b": y + rng.normal(scale=2, size=y.shape)}
+    result = compare_average_precision(y, scores, n_resamples=20, random_state=0)
+    np.testing.assert_allclose(
+        result.table["average_precision_reference"],
+        average_precision_score(y, scores["a"], average=None),
+        rtol=1e-12,
+    )
+    with pytest.raises(ValueError, match="multilabel indicator"):
+        compare_average_precision(0.5 * y, scores, n_resamples=20)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"y_true": np.array([1, "a"] * 4, dtype=object)}, "y_true mixes labels"),
+        ({"labels": np.array([0, "a"], dtype=object)}, "labels mixes labels"),
+        ({"labels": []}, "labels is empty"),
+        ({"labels": [0, 2]}, r"class 1 \(row 1\) that is not in labels"),
+    ],
+)
+def test_label_errors_name_the_argument(kwargs, match):
+    args = {
+        "y_true": np.array([0, 1] * 4),
+        "y_scores": {"a": np.arange(8.0), "b": np.arange(8.0)[::-1].copy()},
+    }
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        compare_average_precision(**args)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        np.array(["0.1", "0.7"] * 4),
+        np.arange(8.0) + 1j,
+        1.0,
+        None,
+    ],
+)
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_non_numeric_scores_are_rejected(function, bad):
+    y = np.array([0, 1] * 4)
+    with pytest.raises(ValueError, match=r"y_scores\['a'\] must hold numeric scores"):
+        function(y, {"a": bad, "b": np.arange(8.0)}, n_resamples=20)
+
+
+@pytest.mark.parametrize(
+    "function, kwargs",
+    [
+        (compare_average_precision, {}),
+        (compare_precision_at_recall, {}),
+        (compare_recall_at_precision, {}),
+        (compare_roc_auc, {"method": "bootstrap"}),
+        (compare_roc_auc, {"method": "delong"}),
+    ],
+)
+@pytest.mark.parametrize("average", ["macro", "weighted"])
+def test_average_over_a_class_without_positives_names_that_class(function, kwargs, average):
+    rng = np.random.default_rng(2)
+    y = (rng.random((100, 3)) < 0.4).astype(int)
+    y[:, 1] = 0
+    scores = {"a": rng.random((100, 3)), "b": rng.random((100, 3))}
+    with pytest.warns(UndefinedStatisticWarning) as record:
+        result = function(y, scores, average=average, n_resamples=20, random_state=0, **kwargs)
+    (warning,) = _undefined_warnings(record)
+    assert f"of the {average} average: class 1 has no positive" in str(warning.message)
+    assert warning.filename == __file__
+    assert np.isnan(result.table[result.measure].iloc[0])
+
+
+@pytest.mark.parametrize("average", [None, "macro"])
+def test_replicates_without_positives_are_counted_and_named(average):
+    # Class 2 has two rows; with given weights, the replicates that draw
+    # neither are known in advance.
+    rng = np.random.default_rng(3)
+    y = np.array([0, 1] * 20 + [2, 2])
+    scores = {"a": rng.random((42, 3)), "b": rng.random((42, 3))}
+    weights = rng.multinomial(42, np.full(42, 1 / 42), size=30)
+    expected = int(np.count_nonzero(weights[:, -2:].sum(axis=1) == 0))
+    assert 0 < expected < 30
+    with pytest.warns(UndefinedStatisticWarning) as record:
+        result = compare_average_precision(y, scores, average=average, n_resamples=weights)
+    (warning,) = _undefined_warnings(record)
+    message = str(warning.message)
+    if average is None:
+        assert f"of class 2: no positive rows in {expected} of 30 replicates" in message
+        assert np.isnan(result.get(2, "b")["diff_ci_low"])
+        assert np.isfinite(result.get(0, "b")["diff_ci_low"])
+    else:
+        assert f"macro average: class 2 has no positive rows in {expected} of 30" in message
+        assert np.isnan(result.table["diff_ci_low"].iloc[0])
+
+
+def test_regular_input_warns_nothing():
+    y, scores = _binary()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for function in FUNCTIONS:
+            function(y, scores, n_resamples=20, random_state=0)
