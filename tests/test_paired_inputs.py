@@ -38,3 +38,23 @@ def test_tuple_classifier_names_from_multiindex_columns():
     out = result.at_prevalence({1: 0.2}, n_resamples=20, random_state=0)
     assert out["classifier"].tolist() == [("rf", 1), ("rf", 2)]
     assert "('rf', 2)" in result.summary().as_text()
+
+
+@pytest.mark.parametrize("test", ["wald", "ratio"])
+@pytest.mark.parametrize("clustered", [False, True])
+def test_permutation_global_test_same_statistic_on_data_and_permutations(test, clustered):
+    # The permuted p-values use the robust covariance, so an exact
+    # permutation test must combine the data's robust p-values too, not the
+    # bias-reduced ones of the table (larger, so the test was conservative).
+    y, a, b = _data(n=90, n_classes=3, seed=1)
+    groups = np.repeat(np.arange(15), 6) if clustered else None
+    kwargs = dict(method="permutation", test=test, n_resamples=200, random_state=0)
+    preds = {"a": a, "b": b}
+    robust = compare_precision(y, preds, groups=groups)
+    reduced = compare_precision(y, preds, groups=groups, cov_type="bias_reduced")
+    column = f"{test}_pvalue"
+    assert (reduced.table[column] > robust.table[column]).any()
+    expected = robust.global_test(**kwargs)
+    result = reduced.global_test(**kwargs)
+    assert result.statistic == pytest.approx(expected.statistic, rel=1e-12)
+    assert result.pvalue == expected.pvalue

@@ -824,6 +824,11 @@ def global_test(
         rng = check_random_state_any(random_state)
     others = comparison.classifiers[1:]
     pvalues = comparison.table[column].to_numpy(dtype=float).reshape(len(classes), -1)
+    if method == "permutation" and comparison.cov_type != "robust":
+        # The permuted p-values use the robust covariance; an exact test
+        # refers the same statistic on the observed data to them.
+        robust = pairwise_statistics(data.counts, clustered=data.records.clustered)[column]
+        pvalues = np.where(np.isnan(pvalues), np.nan, robust)
     results = []
     for j, name in enumerate(others):
         p = pvalues[:, j]

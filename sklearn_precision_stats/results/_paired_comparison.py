@@ -592,6 +592,12 @@ class PairedComparison(_FrozenComparison):
         one-off O(rows log rows) grouping. Resamples are processed in
         chunks of bounded memory.
 
+        The resampled p-values use the robust covariance. With
+        ``cov_type="bias_reduced"`` the ``"permutation"`` method therefore
+        combines the robust p-values of the observed data too (an exact
+        test compares the same statistic on the data and on its
+        permutations); the other methods combine the table's p-values.
+
         Dai and Cui's moments assume that each class's p-value is uniform
         under the null. The per-class tests are asymptotic: for classes with
         few predictions their p-values are not quite uniform, and over many
