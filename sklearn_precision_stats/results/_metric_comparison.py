@@ -266,11 +266,19 @@ class MetricComparison(_FrozenComparison):
         if self.method == "bootstrap" and self.replicates is not None:
             alpha = (1 - level) / 2
             reps = np.stack([self.replicates[c] for c in self.classifiers], axis=-1)
-            diffs = reps[..., 1:] - reps[..., :1]
-            with np.errstate(invalid="ignore"):
-                est = np.nanquantile(reps, [alpha, 1 - alpha], axis=0)
-                dif = np.nanquantile(diffs, [alpha, 1 - alpha], axis=0)
-            return dict(zip(keys, (est[0], est[1], dif[0], dif[1]), strict=True))
+            limits = []
+            for own, r in ((a[keys[0]], reps), (a[keys[2]], reps[..., 1:] - reps[..., :1])):
+                # Undefined at the own level (an undefined estimate, a single
+                # record) is undefined at any level; nanquantile would warn
+                # on the columns without a finite replicate.
+                low, high = np.full(own.shape, np.nan), np.full(own.shape, np.nan)
+                defined = np.isfinite(own) & np.isfinite(r).any(axis=0)
+                if defined.any():
+                    low[defined], high[defined] = np.nanquantile(
+                        r[:, defined], [alpha, 1 - alpha], axis=0
+                    )
+                limits += [low, high]
+            return dict(zip(keys, limits, strict=True))
         if self.method != "bootstrap" and "estimate_se" in a:
             z = stats.norm.ppf(0.5 + level / 2)
             est, se = a["estimates"], a["estimate_se"]
