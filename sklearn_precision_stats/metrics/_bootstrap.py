@@ -78,10 +78,41 @@ def _class_count_map(units: Units, c: int) -> sparse.csr_array:
     )
 
 
+def _enough_finite(replicates: np.ndarray, min_count: int) -> np.ndarray:
+    """Columns (all axes but the first) with at least `min_count` finite replicates.
+
+    NumPy's nan-functions warn on the others, which an undefined estimate
+    (all of its replicates undefined) always has: they are NaN instead.
+    """
+    return np.asarray(np.isfinite(replicates).sum(axis=0) >= min_count)
+
+
+def nan_mean(replicates: np.ndarray) -> np.ndarray:
+    """Mean of the finite replicates, column by column; NaN for a column with none."""
+    out = np.full(replicates.shape[1:], np.nan)
+    enough = _enough_finite(replicates, 1)
+    if enough.any():
+        out[enough] = np.nanmean(replicates[:, enough], axis=0)
+    return out
+
+
+def nan_std(replicates: np.ndarray) -> np.ndarray:
+    """Standard deviation (ddof=1) of the finite replicates; NaN with fewer than two."""
+    out = np.full(replicates.shape[1:], np.nan)
+    enough = _enough_finite(replicates, 2)
+    if enough.any():
+        out[enough] = np.nanstd(replicates[:, enough], axis=0, ddof=1)
+    return out
+
+
 def percentile_interval(replicates: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     alpha = (1 - level) / 2
-    with np.errstate(invalid="ignore"):
-        low, high = np.nanquantile(replicates, [alpha, 1 - alpha], axis=0)
+    low, high = np.full(replicates.shape[1:], np.nan), np.full(replicates.shape[1:], np.nan)
+    enough = _enough_finite(replicates, 1)
+    if enough.any():
+        low[enough], high[enough] = np.nanquantile(
+            replicates[:, enough], [alpha, 1 - alpha], axis=0
+        )
     return low, high
 
 

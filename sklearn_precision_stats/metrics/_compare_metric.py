@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,8 @@ from ._bootstrap import (
     bca_interval,
     bootstrap_pvalue,
     bootstrap_replicates,
+    nan_mean,
+    nan_std,
     percentile_interval,
 )
 from ._cells import Units, tabulate, tabulate_multilabel, tabulate_samples, units_from_counts
@@ -315,9 +317,16 @@ def measure_spec(
             f"{sorted(unknown)}; allowed: {sorted(allowed) or 'none'} (beta for 'fbeta', "
             "weights for 'cohen_kappa', pos_label for average='binary')."
         )
-    beta = float(params.get("beta", 1.0))
-    if metric == "fbeta" and ("beta" not in params or not beta > 0):
-        raise ValueError("metric='fbeta' needs beta > 0, e.g. beta=2.")
+    beta = params.get("beta", 1.0)
+    if metric == "fbeta" and (
+        "beta" not in params
+        or not isinstance(beta, Real)
+        or isinstance(beta, bool)
+        or not 0 < float(beta) < np.inf
+    ):
+        got = f", got {beta!r}" if "beta" in params else ""
+        raise ValueError(f"metric='fbeta' needs a finite beta > 0, e.g. beta=2{got}.")
+    beta = float(beta)
     weights = params.get("weights")
     if weights not in _KAPPA_WEIGHTS:
         raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}.")
@@ -468,14 +477,15 @@ def compare_cells(
         reps = bootstrap_replicates(specs, units, n_resamples, rng)  # (B, C, R)
         rdiff = reps[:, 1:] - reps[:, :1]  # (B, C-1, R)
         rdiff = np.moveaxis(rdiff, 2, 1)  # (B, R, C-1)
-        n_bad = int((~np.isfinite(rdiff)).any(axis=(1, 2)).sum())
-        if n_bad and np.isfinite(diff).any():
+        # Only the differences defined on the data: an undefined estimate
+        # makes its replicates undefined too, which says nothing of resamples.
+        n_bad = int((~np.isfinite(rdiff[:, np.isfinite(diff)])).any(axis=1).sum())
+        if n_bad:
             messages.append(
                 f"{n_bad} of {n_resamples} bootstrap replicates have an undefined "
                 f"{measure} (a class absent from the resample) and are left out"
             )
-        with np.errstate(invalid="ignore"):
-            diff_se = np.nanstd(rdiff, axis=0, ddof=1)
+        diff_se = nan_std(rdiff)
         pvalue = bootstrap_pvalue(rdiff, diff)
         dci = percentile_interval(rdiff, confidence_level)
         ci = percentile_interval(np.moveaxis(reps, 2, 1), confidence_level)
@@ -489,10 +499,24 @@ def compare_cells(
             rdiff, diff, accel, confidence_level
         )
         replicates = {names[c]: reps[:, c, :] for c in range(n_clf)}
-        centred = rdiff - np.nanmean(rdiff, axis=0)
+        centred = rdiff - nan_mean(rdiff)
         with np.errstate(invalid="ignore"):
             omni_cov = np.einsum("brd,bre->rde", centred, centred) / (n_resamples - 1)
-    no_variance = np.isfinite(diff) & ~(diff_se > 0)
+    if units.n_records < 2:
+        # One record (unit): its influence sum is zero by construction, so any
+        # spread is rounding and every standard error, interval and p-value is
+        # undefined.
+        messages.append(
+            "there is only one record (unit), so no standard error, interval or "
+            "p-value can be estimated and they are NaN; pass more rows, or with "
+            "groups more than one record id"
+        )
+        nan = np.full_like(diff, np.nan)
+        diff_se, pvalue, dci, omni_cov = nan, nan, (nan, nan), np.full_like(omni_cov, np.nan)
+        est_se = np.full_like(est, np.nan)
+        ci = (np.full_like(est, np.nan), np.full_like(est, np.nan))
+        extra = {key: nan for key in extra}
+    no_variance = np.isfinite(diff) & ~(diff_se > 0) & (units.n_records > 1)
     for r, c in zip(*np.nonzero(no_variance), strict=True):
         messages.append(
             f"the difference in {measure} of class {classes.tolist()[r]!r} between "
@@ -501,7 +525,7 @@ def compare_cells(
         )
     pvalue = np.where(no_variance, np.nan, pvalue)
     omnibus = _omnibus(diff, omni_cov) if n_clf > 2 else None
-    if units.n_records < units.n_rows and units.n_records < _FEW_CLUSTERS:
+    if 1 < units.n_records < units.n_rows and units.n_records < _FEW_CLUSTERS:
         messages.append(
             f"groups has only {units.n_records} distinct records (clusters): "
             "cluster-robust standard errors are too small with fewer than about 30, "

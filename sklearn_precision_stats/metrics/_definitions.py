@@ -327,6 +327,8 @@ class MeasureSpec:
                 else:
                     support = matrix.sum(axis=1)[self.class_codes]
                     out[i] = (support * value).sum() / support.sum()
+        # An infinite value is no estimate either: undefined, like NaN.
+        out[~np.isfinite(out)] = np.nan
         return out.reshape(*batch, self.n_outputs)
 
     # Gradients ----------------------------------------------------------------
@@ -394,6 +396,10 @@ class MeasureSpec:
         cells that rows fall in (at most K^2), each of O(K^2) or more, and
         ``R x S`` floats.
         """
+        values = self.values(confusion)
+        if not np.isfinite(values).any():
+            # Undefined outputs have no gradient: no 2 S calls of the callable.
+            return np.full((self.n_outputs, len(cells)), np.nan)
         step = 6e-6 * max(float(confusion.sum()), 1.0)
         grad = np.empty((self.n_outputs, len(cells)))
         for j, cell in enumerate(np.asarray(cells).tolist()):
@@ -422,7 +428,7 @@ class MeasureSpec:
             reason = (
                 _whole_matrix_reason(self, confusion)
                 if self.func is None
-                else "the callable returned NaN"
+                else "the callable returned NaN or infinity"
             )
             return [None if np.isfinite(v) else reason for v in values]
         ratios, _ = _ratios(self.metric, self.beta)

@@ -1,0 +1,141 @@
+"""compare_metric on degenerate inputs: one record, undefined estimates, bad parameters.
+
+Each input gets a right answer, a ValueError naming the argument, or NaN
+with exactly one UndefinedStatisticWarning and no other warning.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn import metrics as skm
+
+from sklearn_precision_stats import UndefinedStatisticWarning, compare_metric
+
+
+def _data(n=60, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    a = np.where(rng.random(n) < 0.75, y, rng.integers(0, k, n))
+    b = np.where(rng.random(n) < 0.6, y, rng.integers(0, k, n))
+    return y, a, b
+
+
+def _call(*args, **kwargs):
+    """The result and every warning raised, whatever the caller's filters."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = compare_metric(*args, **kwargs)
+    return result, caught
+
+
+def _only_undefined_warning(caught, *words):
+    assert [w.category for w in caught] == [UndefinedStatisticWarning], [
+        str(w.message) for w in caught
+    ]
+    for word in words:
+        assert word in str(caught[0].message)
+    assert caught[0].filename == __file__
+
+
+@pytest.mark.parametrize("method", ["delta", "bootstrap"])
+@pytest.mark.parametrize(
+    "metric, average", [("mcc", None), ("f1", "macro"), ("f1", None), ("accuracy", None)]
+)
+def test_a_single_record_has_no_standard_error(method, metric, average):
+    # Every row belongs to one record: the cluster-robust variance is zero
+    # by construction, never a rounding residue with a p-value of 0.
+    y, a, b = _data()
+    result, caught = _call(
+        y,
+        {"a": a, "b": b},
+        metric=metric,
+        average=average,
+        groups=np.zeros(len(y)),
+        method=method,
+        n_resamples=200,
+        random_state=0,
+    )
+    _only_undefined_warning(caught, "only one record")
+    table = result.table
+    np.testing.assert_allclose(
+        table["diff"],
+        np.atleast_1d(_sklearn(metric, average, y, b) - _sklearn(metric, average, y, a)),
+    )
+    for column in ("diff_se", "diff_ci_low", "diff_ci_high", "diff_pvalue"):
+        assert table[column].isna().all(), column
+    for column in (f"{metric}_ci_low", f"{metric}_reference_ci_high"):
+        assert table[column].isna().all(), column
+    # Nor at another confidence level.
+    other = result.to_frame(confidence_level=0.8)
+    assert other[["diff_ci_low", "diff_ci_high", f"{metric}_ci_low"]].isna().all().all()
+
+
+def _sklearn(metric, average, y, pred):
+    if metric == "mcc":
+        return skm.matthews_corrcoef(y, pred)
+    if metric == "accuracy":
+        return skm.accuracy_score(y, pred)
+    return skm.f1_score(y, pred, average=average)
+
+
+def test_a_single_row_has_no_standard_error():
+    result, caught = _call([1], {"a": [1], "b": [0]}, metric="accuracy")
+    _only_undefined_warning(caught, "only one record")
+    row = result.table.iloc[0]
+    assert row["diff"] == -1.0
+    assert np.isnan(row["diff_se"]) and np.isnan(row["diff_ci_low"])
+
+
+@pytest.mark.parametrize("n_clf", [2, 3])
+def test_bootstrap_of_an_undefined_estimate_warns_once(n_clf):
+    # A constant prediction has no MCC: one UndefinedStatisticWarning, no
+    # RuntimeWarning from NumPy's nan-functions, and no claim that the
+    # resamples of the defined comparisons were undefined.
+    y, a, b = _data()
+    preds = (
+        {"a": a, "b": np.zeros_like(y)} if n_clf == 2 else {"a": a, "b": b, "c": np.zeros_like(y)}
+    )
+    result, caught = _call(
+        y, preds, metric="mcc", method="bootstrap", n_resamples=300, random_state=0
+    )
+    _only_undefined_warning(caught, "prediction is constant")
+    assert "replicates" not in str(caught[0].message)
+    table = result.table.set_index("classifier")
+    undefined = "b" if n_clf == 2 else "c"
+    assert table.loc[undefined, ["mcc", "diff", "diff_se", "diff_ci_low"]].isna().all()
+    if n_clf == 3:
+        assert table.loc["b", "mcc"] == pytest.approx(skm.matthews_corrcoef(y, b), rel=1e-12)
+        assert table.loc["b", "diff_se"] > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        other = result.to_frame(confidence_level=0.8).set_index("classifier")
+    assert other.loc[undefined, ["mcc_ci_low", "diff_ci_low"]].isna().all()
+
+
+@pytest.mark.parametrize("beta", [0, -1, np.nan, np.inf, "2", True, None])
+def test_fbeta_needs_a_finite_positive_beta(beta):
+    y, a, b = _data()
+    with pytest.raises(ValueError, match="beta > 0"):
+        compare_metric(y, {"a": a, "b": b}, metric="fbeta", beta=beta)
+
+
+def test_fbeta_accepts_numpy_beta():
+    y, a, b = _data()
+    table = compare_metric(
+        y, {"a": a, "b": b}, metric="fbeta", beta=np.float32(2), average="macro"
+    ).table
+    assert table["fbeta"].iloc[0] == pytest.approx(
+        skm.fbeta_score(y, b, beta=2, average="macro"), rel=1e-12
+    )
+
+
+def test_callable_returning_infinity_is_undefined():
+    y, a, b = _data()
+
+    def odd(matrix):
+        return np.inf if matrix[0, 0] == 0 or matrix.sum() > 0 else 1.0
+
+    result, caught = _call(y, {"a": a, "b": b}, metric=odd)
+    _only_undefined_warning(caught, "infinity")
+    assert result.table[["odd", "odd_reference", "diff", "diff_se"]].isna().all().all()
