@@ -10,6 +10,7 @@ import pytest
 from sklearn.metrics import precision_score
 
 from sklearn_precision_stats import compare_precision
+from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn_precision_stats.UndefinedStatisticWarning")
 
@@ -58,3 +59,13 @@ def test_permutation_global_test_same_statistic_on_data_and_permutations(test, c
     result = reduced.global_test(**kwargs)
     assert result.statistic == pytest.approx(expected.statistic, rel=1e-12)
     assert result.pvalue == expected.pvalue
+
+
+def test_few_clusters_warning_advises_bias_reduced_only_when_not_used():
+    y, a, b = _data(n=60, n_classes=2)
+    groups = np.repeat(np.arange(20), 3)
+    with pytest.warns(UndefinedStatisticWarning, match="liberal") as record:
+        compare_precision(y, {"a": a, "b": b}, groups=groups, cov_type="bias_reduced")
+    assert not any("cov_type='bias_reduced'" in str(w.message) for w in record)
+    with pytest.warns(UndefinedStatisticWarning, match="cov_type='bias_reduced' helps"):
+        compare_precision(y, {"a": a, "b": b}, groups=groups)

@@ -533,7 +533,7 @@ def comparison_from_data(
         pairwise, omnibus = gee_statistics(data, pairwise, omnibus, cov_type)
     messages = []
     if clustered:
-        messages += _few_clusters(pairwise, omnibus, n_records, n_rows, len(names))
+        messages += _few_clusters(pairwise, omnibus, n_records, n_rows, len(names), cov_type)
     if not (clustered and n_records < 2):  # else _few_clusters said it all
         messages += diagnose(counts, pairwise, omnibus, names, classes.tolist(), role, clustered)
     if diagnostics is not None:
@@ -556,7 +556,7 @@ def comparison_from_data(
     )
 
 
-def _few_clusters(pairwise, omnibus, n_clusters, n_rows, n_classifiers):
+def _few_clusters(pairwise, omnibus, n_clusters, n_rows, n_classifiers, cov_type="robust"):
     """Blank what too few clusters cannot support; say why, and warn when few.
 
     A sandwich needs more clusters than the model has parameters (two per
@@ -585,7 +585,8 @@ def _few_clusters(pairwise, omnibus, n_clusters, n_rows, n_classifiers):
         messages.append(
             f"groups has only {n_clusters} distinct records (clusters): cluster-robust "
             "tests are liberal with fewer than about 30 (the Wald test rejected about "
-            "15% at 5% with 5 clusters); cov_type='bias_reduced' helps."
+            "15% at 5% with 5 clusters)"
+            + ("; cov_type='bias_reduced' helps." if cov_type == "robust" else ".")
             + (
                 f" Each holds {n_rows / n_clusters:.0f} rows on average: groups looks "
                 "like fold or repeat ids, but it must hold the record id of each row."
