@@ -152,3 +152,36 @@ def test_regular_input_warns_nothing():
         warnings.simplefilter("error")
         for function in FUNCTIONS:
             function(y, scores, n_resamples=20, random_state=0)
+
+
+@pytest.mark.parametrize(
+    "function, kwargs",
+    [
+        (compare_average_precision, {}),
+        (compare_precision_at_recall, {}),
+        (compare_recall_at_precision, {}),
+        (compare_roc_auc, {"method": "bootstrap"}),
+    ],
+)
+@pytest.mark.parametrize("single", ["group", "row per class"])
+def test_bootstrap_that_can_only_draw_the_sample_has_no_intervals(function, kwargs, single):
+    # One group, or one row per class (drawn within its class): every
+    # replicate is the sample, so the intervals would have width zero.
+    if single == "group":
+        y, scores = _binary()
+        groups = np.zeros(y.shape[0])
+    else:
+        y, scores, groups = np.array([0, 1]), {"a": [0.2, 0.9], "b": [0.8, 0.1]}, None
+    with pytest.warns(UndefinedStatisticWarning) as record:
+        result = function(y, scores, groups=groups, n_resamples=20, random_state=0, **kwargs)
+    (warning,) = _undefined_warnings(record)
+    assert "every replicate repeats the sample" in str(warning.message)
+    row = result.table.iloc[0]
+    reference = {"average_precision": average_precision_score, "roc_auc": roc_auc_score}
+    if result.measure in reference:
+        expected = reference[result.measure](y, np.asarray(scores["b"]))
+        assert row[result.measure] == pytest.approx(expected, abs=1e-12)
+    columns = ["diff_se", "diff_ci_low", "diff_ci_high", "diff_pvalue", "diff_bca_low"]
+    columns += [f"{result.measure}_ci_low", f"{result.measure}_reference_ci_high"]
+    assert np.isnan(row[columns].to_numpy(dtype=float)).all()
+    assert np.isfinite(row["diff"])

@@ -41,6 +41,15 @@ RandomState = int | np.random.Generator | np.random.RandomState | None
 _AVERAGES = ("macro", "micro", "weighted")
 # Delete-a-group jackknife replicates for the BCa acceleration.
 _JACKKNIFE_GROUPS = 50
+# The inference that needs replicates which differ from the sample.
+_INTERVAL_KEYS = (
+    "estimate_ci_low",
+    "estimate_ci_high",
+    "diff_se",
+    "diff_ci_low",
+    "diff_ci_high",
+    "diff_pvalue",
+)
 # Points of the recall grid on which the curves and their bands are kept.
 _CURVE_POINTS = 101
 
@@ -494,6 +503,20 @@ def _run(
     level = confidence_level
     inference = _bootstrap_inference(estimates, reps, jack, level)
     reasons = []
+    # Drawing from strata of one record each (a single group, or one row
+    # per class) repeats the sample in every replicate: no spread to report.
+    single = given is None and max(problem.strata_sizes) < 2
+    if single:
+        for key in _INTERVAL_KEYS:
+            inference[key] = np.full_like(inference[key], np.nan)
+        inference["extra_columns"] = {
+            k: np.full_like(v, np.nan) for k, v in inference["extra_columns"].items()
+        }
+        drawn = "a single record (group)" if groups is not None else "one row per class"
+        reasons.append(
+            f"the bootstrap of {measure.name}: it draws from {drawn}, so that every "
+            "replicate repeats the sample"
+        )
     averaged = average is not None and not problem.binary
     lacking = measure.lacking
     for i, label in enumerate(table_classes):
@@ -517,7 +540,7 @@ def _run(
                 )
                 cause = f"{which} {lacking} in {count}"
             reasons.append(f"the bootstrap of {measure.name} of {what}: {cause}")
-        elif inference["constant"][i].any():
+        elif inference["constant"][i].any() and not single:
             others = [problem.names[j + 1] for j in np.flatnonzero(inference["constant"][i])]
             reasons.append(
                 f"the p-value of {measure.name} of {what}: the difference of "
@@ -536,6 +559,8 @@ def _run(
         point_band = np.stack([p[2][0] for p in point])  # (n_clf, n_curves, n_grid)
         # NaN (a replicate without positives) propagates to the band.
         q = np.quantile(band_reps, [alpha, 1 - alpha], axis=0)
+        if single:
+            q[:] = np.nan
         curves = {"recall": grid, "precision": point_band, "low": q[0], "high": q[1]}
     return MetricComparison(
         measure=measure.name,
