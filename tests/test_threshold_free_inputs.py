@@ -185,3 +185,12 @@ def test_bootstrap_that_can_only_draw_the_sample_has_no_intervals(function, kwar
     columns += [f"{result.measure}_ci_low", f"{result.measure}_reference_ci_high"]
     assert np.isnan(row[columns].to_numpy(dtype=float)).all()
     assert np.isfinite(row["diff"])
+
+
+def test_plot_precision_recall_of_a_delong_comparison_says_how_to_get_curves():
+    pytest.importorskip("matplotlib")
+    from sklearn_precision_stats import plot_precision_recall
+
+    y, scores = _binary()
+    with pytest.raises(ValueError, match="method='bootstrap'"):
+        plot_precision_recall(compare_roc_auc(y, scores))

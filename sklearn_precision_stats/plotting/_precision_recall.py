@@ -32,11 +32,12 @@ def plot_precision_recall(
         The result of :func:`compare_average_precision`,
         :func:`compare_precision_at_recall`,
         :func:`compare_recall_at_precision` or :func:`compare_roc_auc`
-        with ``average=None`` or ``"micro"`` (one curve per row).
+        (with ``method="bootstrap"``), with ``average=None`` or ``"micro"``
+        (one curve per row).
     label : hashable, default=None
         The class to draw; may be omitted when the comparison has one.
     band : bool, default=True
-        Draw the bootstrap bands (there are none with ``method="delong"``).
+        Draw the bootstrap bands.
     ax : matplotlib.axes.Axes, default=None
         Where to draw; a new figure when None.
 
@@ -46,6 +47,12 @@ def plot_precision_recall(
     """
     curves = getattr(result, "curves", None)
     if curves is None:
+        if getattr(result, "method", None) == "delong":
+            raise ValueError(
+                "result is a DeLong comparison, which keeps no precision-recall curves; "
+                "pass the result of compare_roc_auc(..., method='bootstrap') or of "
+                "compare_average_precision."
+            )
         raise ValueError(
             "result holds no precision-recall curves; pass the result of "
             "compare_average_precision (or another threshold-free comparison) with "
