@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import precision_score
 
-from sklearn_precision_stats import compare_precision
+from sklearn_precision_stats import compare_npv, compare_precision
 from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn_precision_stats.UndefinedStatisticWarning")
@@ -69,3 +69,60 @@ def test_few_clusters_warning_advises_bias_reduced_only_when_not_used():
     assert not any("cov_type='bias_reduced'" in str(w.message) for w in record)
     with pytest.warns(UndefinedStatisticWarning, match="cov_type='bias_reduced' helps"):
         compare_precision(y, {"a": a, "b": b}, groups=groups)
+
+
+# Binary records where "never" never predicts class 1 and "always" always does.
+_Y = np.array([1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0])
+_A = np.array([1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0])
+_NEVER = np.zeros(12, dtype=int)
+_ALWAYS = np.ones(12, dtype=int)
+
+
+def _at_prevalence(compare, preds, prevalence):
+    result = compare(_Y, preds)
+    with pytest.warns(UndefinedStatisticWarning) as record:
+        out = result.at_prevalence(prevalence, n_resamples=50, random_state=0)
+    return out.set_index(["class", "classifier"]), [str(w.message) for w in record]
+
+
+def test_npv_at_prevalence_of_a_classifier_that_never_predicts_the_class():
+    # Se = 0 and Sp = 1, so Bayes' rule gives NPV = 1 - pi: defined, but its
+    # LR- is 1 with zero variance, so the analytic interval is not.
+    out, messages = _at_prevalence(compare_npv, {"a": _A, "never": _NEVER}, {1: 0.3})
+    row = out.loc[(1, "never")]
+    assert row["npv_at_prevalence"] == pytest.approx(0.7, rel=1e-12)
+    assert np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
+    assert len(messages) == 1
+    assert "'never' never predicts class(es) [1]" in messages[0]
+    assert "npv at prevalence" in messages[0] and "(0/0)" not in messages[0]
+
+
+def test_npv_at_prevalence_undefined_for_a_classifier_that_always_predicts_the_class():
+    out, messages = _at_prevalence(compare_npv, {"a": _A, "always": _ALWAYS}, {1: 0.3})
+    assert np.isnan(out.loc[(1, "always"), "npv_at_prevalence"])
+    assert any("'always' always predicts class(es) [1]" in m for m in messages)
+
+
+def test_npv_at_prevalence_without_false_negatives_has_no_analytic_interval():
+    # Every row "b" does not assign to class 1 is of class 0: NPV 1, LR- = 0.
+    b = np.array([1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 1, 0])
+    out, messages = _at_prevalence(compare_npv, {"a": _A, "b": b}, {1: 0.4})
+    row = out.loc[(1, "b")]
+    assert row["npv_at_prevalence"] == 1.0
+    assert np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
+    assert any("'b' has no false negatives (LR- = 0) for class(es) [1]" in m for m in messages)
+    assert not any("positives" in m for m in messages)
+
+
+def test_precision_at_prevalence_of_a_classifier_that_always_predicts_the_class():
+    # Se = 1 and Sp = 0: the precision at prevalence is pi, but LR+ = 1 has
+    # zero variance, so the analytic interval is undefined (not [pi, pi]).
+    out, messages = _at_prevalence(compare_precision, {"a": _A, "always": _ALWAYS}, {1: 0.3})
+    row = out.loc[(1, "always")]
+    assert row["precision_at_prevalence"] == pytest.approx(0.3, rel=1e-12)
+    assert np.isnan(row["ci_low"]) and np.isnan(row["ci_high"])
+    assert messages == [
+        "Classifier 'always' predicts class(es) [1] for every row: its LR+ is 1 with a "
+        "variance of zero, so the analytic confidence interval of its precision at "
+        "prevalence is undefined and reported as NaN."
+    ]

@@ -101,7 +101,9 @@ def at_prevalence(
                 if negative:
                     # NPV falls as LR- rises: the upper LR- limit gives the lower NPV.
                     ci_low, ci_high = ci_high, ci_low
-            finite = np.isfinite(log_lr) & np.isfinite(se_log_lr)
+            # LR = 1 by construction has a sandwich variance of zero.
+            constant = _constant_ratio(tp, fp, n_pos, n_rows, negative)
+            finite = np.isfinite(log_lr) & np.isfinite(se_log_lr) & ~constant
             ci_low, ci_high = np.where(finite, ci_low, np.nan), np.where(finite, ci_high, np.nan)
         else:
             ci_low, ci_high = _nan_quantiles(boot, quantiles)
@@ -113,7 +115,7 @@ def at_prevalence(
     # The reference's own rows carry no ratio.
     for arr in (rp, rp_low, rp_high):
         arr[:, 0] = np.nan
-    for message in _diagnose(tp, fp, n_pos, n_rows, names, chosen, ci):
+    for message in _diagnose(tp, fp, n_pos, n_rows, names, chosen, ci, metric):
         warnings.warn(message, UndefinedStatisticWarning, stacklevel=3)
 
     n_classes, n_clf = tp.shape
@@ -409,9 +411,23 @@ class _ClusteredPrevalence:
             return _bayes(sens, fpr, pi[:, None], negative)
 
 
-def _diagnose(tp, fp, n_pos, n_rows, names, chosen, ci):
-    """Messages for the undefined values, one per classifier and reason."""
+def _constant_ratio(tp, fp, n_pos, n_rows, negative=False):
+    """Where the likelihood ratio is 1 whatever the data: LR+ of a classifier
+    that predicts the class for every row, LR- of one that never does."""
+    if negative:
+        return (tp == 0) & (fp == 0)
+    return (tp == n_pos[:, None]) & (fp == (n_rows - n_pos)[:, None])
+
+
+def _diagnose(tp, fp, n_pos, n_rows, names, chosen, ci, metric="precision"):
+    """Messages for the undefined values, one per classifier and reason.
+
+    NPV is the precision of the predictions "not the class": its 0/0 and
+    its likelihood ratio LR- come from the false and true negatives.
+    """
     messages = []
+    negative = metric == "npv"
+    what = f"{metric} at prevalence"
 
     def listed(mask):
         return [c for c, bad in zip(chosen, mask, strict=False) if bad]
@@ -420,32 +436,50 @@ def _diagnose(tp, fp, n_pos, n_rows, names, chosen, ci):
     if absent.any():
         messages.append(
             f"Class(es) {listed(absent)} never occur in y_true: sensitivity is "
-            "undefined (0/0), so the precision at prevalence is NaN."
+            f"undefined (0/0), so the {what} is NaN."
         )
     everywhere = n_pos == n_rows
     if everywhere.any():
         messages.append(
             f"Every row is of class(es) {listed(everywhere)}: specificity is "
-            "undefined (0/0), so the precision at prevalence is NaN."
+            f"undefined (0/0), so the {what} is NaN."
         )
     known = ~absent & ~everywhere
+    fn, tn = n_pos[:, None] - tp, (n_rows - n_pos)[:, None] - fp
+    if negative:
+        # The predictions "not the class" take the place of the positives.
+        hits, misses, ratio, predicts = fn, tn, "LR-", "always predicts"
+        reasons = ("no false negatives (LR- = 0)", "no true negatives (LR- infinite)")
+        constant = "never predicts class(es) {}"
+    else:
+        hits, misses, ratio, predicts = tp, fp, "LR+", "never predicts"
+        reasons = ("no true positives (LR+ = 0)", "no false positives (LR+ infinite)")
+        constant = "predicts class(es) {} for every row"
+    constant_mask = _constant_ratio(tp, fp, n_pos, n_rows, negative)
     for c, name in enumerate(names):
-        never = known & (tp[:, c] == 0) & (fp[:, c] == 0)
+        never = known & (hits[:, c] == 0) & (misses[:, c] == 0)
         if never.any():
             messages.append(
-                f"Classifier {name!r} never predicts class(es) {listed(never)}: its "
-                "precision at prevalence is undefined (0/0) and reported as NaN."
+                f"Classifier {name!r} {predicts} class(es) {listed(never)}: its "
+                f"{what} is undefined (0/0) and reported as NaN."
             )
         if ci == "analytic":
             for mask, reason in (
-                (known & (tp[:, c] == 0) & (fp[:, c] > 0), "no true positives (LR+ = 0)"),
-                (known & (fp[:, c] == 0) & (tp[:, c] > 0), "no false positives (LR+ infinite)"),
+                (known & (hits[:, c] == 0) & (misses[:, c] > 0), reasons[0]),
+                (known & (misses[:, c] == 0) & (hits[:, c] > 0), reasons[1]),
             ):
                 if mask.any():
                     messages.append(
                         f"Classifier {name!r} has {reason} for class(es) "
                         f"{listed(mask)}: the analytic confidence interval of its "
-                        "precision at prevalence is undefined and reported as NaN; "
+                        f"{what} is undefined and reported as NaN; "
                         "ci='bootstrap' gives one."
                     )
+            mask = known & constant_mask[:, c]
+            if mask.any():
+                messages.append(
+                    f"Classifier {name!r} {constant.format(listed(mask))}: its "
+                    f"{ratio} is 1 with a variance of zero, so the analytic confidence "
+                    f"interval of its {what} is undefined and reported as NaN."
+                )
     return messages

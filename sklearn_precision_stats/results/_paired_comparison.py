@@ -742,7 +742,11 @@ class PairedComparison(_FrozenComparison):
         UndefinedStatisticWarning
             When a value is undefined and reported as NaN: a class absent
             from ``y_true``, a classifier that never predicts the class, or
-            (analytic interval) no true or no false positives.
+            (analytic interval) no true or no false positives, or a
+            classifier that predicts the class for every row (``LR+ = 1``
+            with zero variance). For NPV the same with the predictions "not
+            the class": a classifier that always predicts the class, no
+            false or no true negatives, or one that never predicts it.
 
         Notes
         -----
