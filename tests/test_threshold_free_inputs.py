@@ -194,3 +194,19 @@ def test_plot_precision_recall_of_a_delong_comparison_says_how_to_get_curves():
     y, scores = _binary()
     with pytest.raises(ValueError, match="method='bootstrap'"):
         plot_precision_recall(compare_roc_auc(y, scores))
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_swapping_the_reference_with_the_same_seed_mirrors_the_comparison(function):
+    # The seed draws the same replicates whichever classifier is the
+    # reference, so the comparison of b with a is that of a with b, negated.
+    y, scores = _binary(n=200)
+    kwargs = {"method": "bootstrap"} if function is compare_roc_auc else {}
+    a = function(y, scores, n_resamples=200, random_state=0, **kwargs).table.iloc[0]
+    b = function(y, scores, reference="b", n_resamples=200, random_state=0, **kwargs)
+    b = b.table.iloc[0]
+    assert b["diff"] == pytest.approx(-a["diff"], abs=1e-12)
+    assert b["diff_se"] == pytest.approx(a["diff_se"], rel=1e-12)
+    assert b["diff_pvalue"] == pytest.approx(a["diff_pvalue"], rel=1e-12)
+    assert b["diff_ci_low"] == pytest.approx(-a["diff_ci_high"], abs=1e-12)
+    assert b["diff_ci_high"] == pytest.approx(-a["diff_ci_low"], abs=1e-12)

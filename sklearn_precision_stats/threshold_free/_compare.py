@@ -254,11 +254,13 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
     elif codes is not None:
         # Records stratified by true class, each class a contiguous range.
         n_codes = int(codes.max()) + 1 if not binary else 2
-        # Within its class, units follow the reference's scores of that
-        # class, decreasing: the reference's curve of the class then reads
-        # its positives' weights in place (binary: both its gathers).
-        reference_scores = problem.scores[0]
-        own = reference_scores[:, 0] if binary else reference_scores[np.arange(n_rows), codes]
+        # Within its class, units follow the scores of that class of the
+        # first classifier given, decreasing: its curve of the class then
+        # reads its positives' weights in place (binary: both its gathers).
+        # Not the reference's: a seed then draws the same replicates
+        # whichever classifier is the reference.
+        first = problem.scores[order.index(0)]
+        own = first[:, 0] if binary else first[np.arange(n_rows), codes]
         order_by_class = np.lexsort((-own, codes))
         unit = np.empty(n_rows, dtype=np.intp)
         unit[order_by_class] = np.arange(n_rows)
