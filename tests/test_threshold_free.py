@@ -311,7 +311,7 @@ def test_strictly_monotone_transforms_change_nothing(name):
 def test_swapping_classifier_and_reference_negates_the_differences(name):
     function, kwargs, _ = MEASURES[name]
     y, scores = _binary()
-    # The same replicates for both (drawn ones depend on the reference).
+    # Given weights: the same replicates for both by construction.
     weights = np.random.default_rng(4).multinomial(len(y), np.full(len(y), 1 / len(y)), size=200)
     r1 = function(y, scores, reference="a", n_resamples=weights, **kwargs)
     r2 = function(y, scores, reference="b", n_resamples=weights, **kwargs)
