@@ -19,6 +19,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from ..exceptions import UndefinedStatisticWarning
 from ..utils._validation import _check_groups, _check_predictions
 from ._common import TestResult, _warn_undefined
 from ._mcnemar import _METHODS as _MCNEMAR_METHODS
@@ -253,12 +254,6 @@ def cochrans_q_test(
             "(e.g. no disagreement, or two classifiers right on the same rows)"
         )
     df = c - 1
-    if math.isnan(statistic):
-        _warn_undefined("Cochran's Q test", reason)
-        pvalue = math.nan
-    else:
-        pvalue = float(stats.chi2.sf(statistic, df))
-
     rows = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -266,9 +261,23 @@ def cochrans_q_test(
             (i, j, mcnemar_test(y_true, preds[i], preds[j], method=mcnemar_method, groups=groups))
             for i, j in combinations(range(c), 2)
         ]
+    messages = dict.fromkeys((w.category, str(w.message)) for w in caught)
+    if math.isnan(statistic):
+        # One warning for the omnibus test and the pairs it leaves undefined.
+        undefined = [f"{names[i]!r}-{names[j]!r}" for i, j, res in pairs if math.isnan(res.pvalue)]
+        if undefined:
+            reason += (
+                f"; so is McNemar's test of the pair{'s' if len(undefined) > 1 else ''} "
+                f"{', '.join(undefined)} in posthoc"
+            )
+            messages = {m: None for m in messages if m[0] is not UndefinedStatisticWarning}
+        _warn_undefined("Cochran's Q test", reason)
+        pvalue = math.nan
+    else:
+        pvalue = float(stats.chi2.sf(statistic, df))
     # The same warning for every pair (e.g. too few records) is said once.
-    for message in dict.fromkeys((w.category, str(w.message)) for w in caught):
-        warnings.warn(message[1], message[0], stacklevel=2)
+    for category, message in messages:
+        warnings.warn(message, category, stacklevel=2)
     for i, j, res in pairs:
         rows.append(
             {

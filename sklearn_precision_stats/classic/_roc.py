@@ -400,11 +400,21 @@ def hanley_mcneil_se(auc: ArrayLike, n_pos: ArrayLike, n_neg: ArrayLike) -> floa
     auc = np.asarray(auc, dtype=np.float64)
     n_pos = np.asarray(n_pos)
     n_neg = np.asarray(n_neg)
-    if np.any(~np.isfinite(auc)) or np.any((auc < 0) | (auc > 1)):
-        raise ValueError(f"auc must lie between 0 and 1, got {auc!r}.")
+    bad = ~((auc >= 0) & (auc <= 1))
+    if bad.any():
+        raise ValueError(f"auc must lie between 0 and 1, got {auc[bad].flat[0]}.")
     for name, count in (("n_pos", n_pos), ("n_neg", n_neg)):
-        if count.dtype.kind not in "iuf" or np.any(count < 1) or np.any(count != np.floor(count)):
-            raise ValueError(f"{name} must be a positive whole number of rows, got {count!r}.")
+        if count.dtype.kind not in "iuf":
+            raise ValueError(
+                f"{name} must be a positive whole number of rows, got values of "
+                f"dtype {count.dtype}."
+            )
+        # An infinite count is no number of rows (and gives a NaN standard error).
+        bad = ~(np.isfinite(count) & (count >= 1) & (count == np.floor(count)))
+        if bad.any():
+            raise ValueError(
+                f"{name} must be a positive whole number of rows, got {count[bad].flat[0]}."
+            )
     q1 = auc / (2.0 - auc)
     q2 = 2.0 * auc**2 / (1.0 + auc)
     variance = (auc * (1.0 - auc) + (n_pos - 1) * (q1 - auc**2) + (n_neg - 1) * (q2 - auc**2)) / (

@@ -1,0 +1,75 @@
+"""Classic tests on degenerate inputs: one warning per undefined result, clear errors."""
+
+import warnings
+
+import numpy as np
+import pytest
+from statsmodels.stats.contingency_tables import cochrans_q
+
+from sklearn_precision_stats import (
+    UndefinedStatisticWarning,
+    cochrans_q_test,
+    hanley_mcneil_se,
+)
+
+
+def _caught(func, *args, **kwargs):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = func(*args, **kwargs)
+    return result, caught
+
+
+@pytest.mark.parametrize("groups", [None, np.arange(60) // 2])
+def test_cochran_undefined_with_undefined_pairs_warns_once(groups):
+    # Three classifiers right and wrong on the same rows: Q and every
+    # pairwise McNemar test are undefined, said in one warning.
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 60)
+    pred = np.where(rng.random(60) < 0.7, y, 1 - y)
+    result, caught = _caught(
+        cochrans_q_test, y, {"a": pred, "b": pred, "c": pred.copy()}, groups=groups
+    )
+    undefined = [w for w in caught if w.category is UndefinedStatisticWarning]
+    assert len(undefined) == 1, [str(w.message) for w in caught]
+    message = str(undefined[0].message)
+    assert "Cochran's Q test is undefined" in message
+    assert "'a'-'b', 'a'-'c', 'b'-'c'" in message
+    assert undefined[0].filename == __file__
+    assert np.isnan(result.statistic) and np.isnan(result.pvalue)
+    assert result.posthoc["pvalue"].isna().all()
+
+
+def test_cochran_defined_with_one_undefined_pair_names_the_pair():
+    # Q is defined (statsmodels agrees); only the pair a-b has no
+    # discordant rows: its McNemar warning is the one warning.
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 80)
+    a = np.where(rng.random(80) < 0.8, y, 1 - y)
+    c = np.where(rng.random(80) < 0.5, y, 1 - y)
+    result, caught = _caught(cochrans_q_test, y, {"a": a, "b": a, "c": c})
+    assert [w.category for w in caught] == [UndefinedStatisticWarning]
+    assert "McNemar" in str(caught[0].message)
+    correct = np.column_stack([a == y, a == y, c == y]).astype(int)
+    reference = cochrans_q(correct)
+    assert result.statistic == pytest.approx(reference.statistic, rel=1e-12)
+    assert result.pvalue == pytest.approx(reference.pvalue, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        ((0.8, np.inf, 30), "n_pos must be a positive whole number of rows, got inf"),
+        ((0.8, 30, [30, np.inf]), "n_neg must be a positive whole number of rows, got inf"),
+        ((np.r_[0.5, np.nan], 30, 30), "auc must lie between 0 and 1, got nan"),
+        ((np.r_[np.linspace(0, 1, 5000), 1.5], 30, 30), "auc must lie between 0 and 1, got 1.5"),
+        ((0.8, "30", 30), "n_pos must be a positive whole number of rows, got values of dtype"),
+    ],
+)
+def test_hanley_mcneil_se_rejects_what_is_no_count_or_auc(args, match):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=match) as info:
+            hanley_mcneil_se(*args)
+    # The offending value, never the whole array.
+    assert len(str(info.value)) < 120
