@@ -139,3 +139,34 @@ def test_callable_returning_infinity_is_undefined():
     result, caught = _call(y, {"a": a, "b": b}, metric=odd)
     _only_undefined_warning(caught, "infinity")
     assert result.table[["odd", "odd_reference", "diff", "diff_se"]].isna().all().all()
+
+
+@pytest.mark.parametrize("name", ["diff", "class", "classifier", "diff_pvalue", "diff_pvalue_holm"])
+def test_callable_named_like_a_column_keeps_the_table_intact(name):
+    # A callable called ``diff`` would head ``diff``, ``diff_ci_low``, ...
+    # and overwrite the difference's columns.
+    y, a, b = _data()
+
+    def accuracy(matrix):
+        return np.trace(matrix) / matrix.sum()
+
+    accuracy.__name__ = name
+    result = compare_metric(y, {"a": a, "b": b}, metric=accuracy)
+    row = result.table.iloc[0]
+    assert result.measure == "metric"
+    assert row["classifier"] == "b" and row["class"] == "all"
+    assert row["metric"] == pytest.approx(skm.accuracy_score(y, b), rel=1e-12)
+    assert row["diff"] == pytest.approx(
+        skm.accuracy_score(y, b) - skm.accuracy_score(y, a), rel=1e-12
+    )
+    assert row["diff_ci_low"] < row["diff"] < row["diff_ci_high"]
+    assert "diff_pvalue_holm" in result.adjusted_pvalues("holm").columns
+
+
+def test_callable_name_heads_the_columns():
+    y, a, b = _data()
+
+    def diffuse(matrix):
+        return np.trace(matrix) / matrix.sum()
+
+    assert "diffuse_reference" in compare_metric(y, {"a": a, "b": b}, metric=diffuse).table

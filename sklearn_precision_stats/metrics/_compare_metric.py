@@ -39,6 +39,12 @@ __all__ = ["compare_metric"]
 _AVERAGES = ("binary", "micro", "macro", "weighted", "samples")
 _METHODS = ("delta", "bootstrap")
 _KAPPA_WEIGHTS = (None, "linear", "quadratic")
+# A callable's name heads the table's columns of its values, unless it would
+# overwrite another column (``diff`` would give ``diff_ci_low``) or says nothing.
+_NOT_A_NAME = frozenset(
+    ("<lambda>", "class", "classifier", "diff", "diff_se", "diff_ci_low", "diff_ci_high")
+    + ("diff_pvalue", "diff_bca_low", "diff_bca_high")
+)
 # Below this many clusters the cluster-robust variance is noticeably biased.
 _FEW_CLUSTERS = 30
 # Frames from this module's warnings.warn to the caller: _warn, compare_metric,
@@ -111,7 +117,9 @@ def compare_metric(
         is taken by central differences: two calls per occupied cell of the
         classifier's confusion matrix (up to ``2 K^2`` calls, each on a
         K x K matrix, so minutes for hundreds of classes) and
-        ``outputs x cells`` floats.
+        ``outputs x cells`` floats. Its ``__name__`` heads the table's
+        columns, or ``metric`` for a lambda or a name that is a column
+        already (``diff``, ``class``, ...).
     average : {"binary", "micro", "macro", "weighted", "samples"} or None, default=None
         As in scikit-learn, for the per-class measures: None gives one row
         per class (per label for multilabel inputs); ``"binary"`` the row
@@ -364,7 +372,9 @@ def measure_spec(
             )
         spec = MeasureSpec("callable", average, codes, n_values, func=metric)
         name = getattr(metric, "__name__", "metric")
-        name = name if name.isidentifier() and name != "<lambda>" else "metric"
+        name = name if name.isidentifier() and name not in _NOT_A_NAME else "metric"
+        if name.startswith("diff_pvalue_"):  # the adjusted p-values' columns
+            name = "metric"
         probe = np.asarray(metric(np.eye(n_values)), dtype=float)
         if probe.ndim == 0:
             if average is not None:
