@@ -126,3 +126,21 @@ def test_precision_at_prevalence_of_a_classifier_that_always_predicts_the_class(
         "variance of zero, so the analytic confidence interval of its precision at "
         "prevalence is undefined and reported as NaN."
     ]
+
+
+@pytest.mark.parametrize("as_frame", [True, False])
+def test_groups_index_checked_against_predictions_when_y_true_has_none(as_frame):
+    # y_true is a plain array, so only the predictions' index can tell that
+    # groups (a Series in another row order) would pair the wrong records.
+    y, a, b = _data(n=60)
+    order = np.random.default_rng(0).permutation(60)
+    groups = pd.Series(np.arange(60) // 2, index=order)
+    preds = pd.DataFrame({"a": a, "b": b})
+    preds = preds if as_frame else {"a": preds["a"], "b": preds["b"]}
+    with pytest.raises(ValueError, match=r"groups and y_preds\['a'\] are pandas objects"):
+        compare_precision(y, preds, groups=groups)
+    aligned = groups.sort_index()
+    np.testing.assert_array_equal(
+        compare_precision(y, preds, groups=aligned).table["gs_pvalue"],
+        compare_precision(y, {"a": a, "b": b}, groups=aligned.to_numpy()).table["gs_pvalue"],
+    )
