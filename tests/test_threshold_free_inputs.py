@@ -99,26 +99,30 @@ def test_non_numeric_scores_are_rejected(function, bad):
         function(y, {"a": bad, "b": np.arange(8.0)}, n_resamples=20)
 
 
+# The weighted average leaves out a class without positives (it weighs
+# nothing), but not one without negatives, where the AUC is undefined.
 @pytest.mark.parametrize(
-    "function, kwargs",
+    "function, kwargs, average",
     [
-        (compare_average_precision, {}),
-        (compare_precision_at_recall, {}),
-        (compare_recall_at_precision, {}),
-        (compare_roc_auc, {"method": "bootstrap"}),
-        (compare_roc_auc, {"method": "delong"}),
+        (compare_average_precision, {}, "macro"),
+        (compare_precision_at_recall, {}, "macro"),
+        (compare_recall_at_precision, {}, "macro"),
+        (compare_roc_auc, {"method": "bootstrap"}, "macro"),
+        (compare_roc_auc, {"method": "delong"}, "macro"),
+        (compare_roc_auc, {"method": "bootstrap"}, "weighted"),
+        (compare_roc_auc, {"method": "delong"}, "weighted"),
     ],
 )
-@pytest.mark.parametrize("average", ["macro", "weighted"])
-def test_average_over_a_class_without_positives_names_that_class(function, kwargs, average):
+def test_average_over_an_undefined_class_names_that_class(function, kwargs, average):
     rng = np.random.default_rng(2)
     y = (rng.random((100, 3)) < 0.4).astype(int)
-    y[:, 1] = 0
+    y[:, 1] = 0 if average == "macro" else 1
     scores = {"a": rng.random((100, 3)), "b": rng.random((100, 3))}
     with pytest.warns(UndefinedStatisticWarning) as record:
         result = function(y, scores, average=average, n_resamples=20, random_state=0, **kwargs)
     (warning,) = _undefined_warnings(record)
-    assert f"of the {average} average: class 1 has no positive" in str(warning.message)
+    lacking = "no positive" if average == "macro" else "no positive or no negative"
+    assert f"of the {average} average: class 1 has {lacking}" in str(warning.message)
     assert warning.filename == __file__
     assert np.isnan(result.table[result.measure].iloc[0])
 
@@ -210,3 +214,54 @@ def test_swapping_the_reference_with_the_same_seed_mirrors_the_comparison(functi
     assert b["diff_pvalue"] == pytest.approx(a["diff_pvalue"], rel=1e-12)
     assert b["diff_ci_low"] == pytest.approx(-a["diff_ci_high"], abs=1e-12)
     assert b["diff_ci_high"] == pytest.approx(-a["diff_ci_low"], abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "function, kwargs",
+    [
+        (compare_average_precision, {}),
+        (compare_precision_at_recall, {}),
+        (compare_recall_at_precision, {}),
+        (compare_roc_auc, {"method": "bootstrap"}),
+        (compare_roc_auc, {"method": "delong"}),
+    ],
+)
+def test_weighted_average_leaves_out_a_class_without_positives(function, kwargs):
+    # scikit-learn weighs each class by its positives: a label without
+    # positives weighs nothing, so the weighted average is that of the
+    # other labels, replicates and all.
+    rng = np.random.default_rng(5)
+    y = (rng.random((150, 3)) < [0.3, 0.0, 0.5]).astype(int)
+    scores = {"a": y + rng.normal(size=y.shape), "b": y + rng.normal(scale=2, size=y.shape)}
+    weights = rng.multinomial(150, np.full(150, 1 / 150), size=40)
+    kept = [0, 2]
+    args = {"average": "weighted", "n_resamples": weights, "random_state": 0, **kwargs}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        full = function(y, scores, **args).table
+    fewer = function(y[:, kept], {k: v[:, kept] for k, v in scores.items()}, **args).table
+    numeric = [c for c in full.columns if c not in ("class", "classifier")]
+    np.testing.assert_allclose(
+        full[numeric].to_numpy(float), fewer[numeric].to_numpy(float), rtol=1e-12, atol=1e-15
+    )
+    reference = {"average_precision": average_precision_score, "roc_auc": roc_auc_score}
+    name = numeric[0]
+    if name in reference:
+        with warnings.catch_warnings():
+            # scikit-learn warns about the label without positives.
+            warnings.simplefilter("ignore")
+            expected = reference[name](y[:, kept], scores["a"][:, kept], average="weighted")
+        assert full[f"{name}_reference"].iloc[0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_weighted_average_precision_with_a_class_of_labels_absent_from_y_true():
+    rng = np.random.default_rng(6)
+    y = rng.integers(0, 2, 200)
+    scores = {"a": rng.random((200, 3)), "b": rng.random((200, 3))}
+    result = compare_average_precision(
+        y, scores, labels=[0, 1, 2], average="weighted", n_resamples=20, random_state=0
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = average_precision_score(np.eye(3)[y], scores["a"], average="weighted")
+    assert result.table["average_precision_reference"].iloc[0] == pytest.approx(expected, rel=1e-12)

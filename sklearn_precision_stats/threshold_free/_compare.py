@@ -322,8 +322,9 @@ class _Evaluator:
     def evaluate(self, weights, envelope=None, workspace=None):
         """Values (n_replicates, n_table_rows) and undefined masks.
 
-        The mask is of every curve, shape (n_replicates, n_curves): with
-        an average, the table's row is undefined where any curve is.
+        The mask is of every curve, shape (n_replicates, n_curves): the
+        curves that leave their table row undefined (with an average, the
+        row is undefined where any curve is).
         `envelope`: recall grid; then also the interpolated precision of
         each curve at the grid, shape (n_replicates, n_curves, n_grid).
         """
@@ -343,9 +344,16 @@ class _Evaluator:
             if self.average == "macro":
                 values = values.mean(axis=1, keepdims=True)
             else:
+                # scikit-learn's weights, the classes' positives: a class
+                # without positives weighs nothing and its (undefined)
+                # value drops out; the mean is undefined without positives.
                 weights_k = np.column_stack(positives)
+                weighted = np.where(weights_k > 0, values * weights_k, 0.0)
+                total = weights_k.sum(axis=1)
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    values = (np.sum(values * weights_k, axis=1) / weights_k.sum(axis=1))[:, None]
+                    values = (weighted.sum(axis=1) / total)[:, None]
+                undefined &= weights_k > 0
+                undefined |= (total == 0)[:, None]
         band = np.stack(bands, axis=1) if envelope is not None else None
         return values, undefined, band
 
@@ -615,7 +623,8 @@ _SHARED_DOC = """
         None: one row per class. Otherwise one row with scikit-learn's
         average of the per-class (one-vs-rest) values: their mean, the
         value of the pooled (row, class) entries, or their mean weighted by
-        the classes' numbers of positives. Ignored for a binary problem.
+        the classes' numbers of positives (so that a class without positives
+        drops out of it). Ignored for a binary problem.
     n_resamples : int or array-like of int of shape (B, n_records), default=2000
         Number of bootstrap replicates, or the replicates themselves as
         integer weights: how often each record is drawn (records are the

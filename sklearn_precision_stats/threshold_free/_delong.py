@@ -191,11 +191,15 @@ def _table_rows(problem, average, groups):
         return
 
     n_pos = np.count_nonzero(positive, axis=0)
-    empty = (n_pos == 0) | (n_pos == problem.n_rows)
-    if empty.any():
-        first = names[int(np.flatnonzero(empty)[0])]
+    # scikit-learn's weighted average weighs a class by its positives: a
+    # class without positives drops out of it.
+    kept = n_pos > 0 if average == "weighted" else np.ones(n_classes, dtype=bool)
+    empty = kept & ((n_pos == 0) | (n_pos == problem.n_rows))
+    if empty.any() or not kept.any():
+        first = names[int(np.flatnonzero(empty | ~kept)[0])]
         yield average, None, None, f"roc_auc of {what}: {first} has no positive or no negative rows"
         return
+    kept = np.flatnonzero(kept)
     weights = np.full(n_classes, 1.0 / n_classes) if average == "macro" else n_pos / n_pos.sum()
     parts = (
         _ClusterPlacements(
@@ -204,12 +208,12 @@ def _table_rows(problem, average, groups):
             cluster,
             n_clusters,
         )
-        for k in range(n_classes)
+        for k in kept
     )
-    auc, cov, bad = _obuchowski_covariance(parts, weights, n_clusters)
+    auc, cov, bad = _obuchowski_covariance(parts, weights[kept], n_clusters)
     reason = None
     if bad is not None or not np.isfinite(cov).all():
-        which = f"{names[bad]} has " if bad is not None else ""
+        which = f"{names[kept[bad]]} has " if bad is not None else ""
         reason = f"DeLong's variance of {what}: {which}{lacking}"
     yield average, auc, cov, reason
 
