@@ -10,6 +10,8 @@ from sklearn_precision_stats import (
     UndefinedStatisticWarning,
     cochrans_q_test,
     hanley_mcneil_se,
+    paired_ttest_kfold_cv,
+    paired_ttest_resampled,
 )
 
 
@@ -73,3 +75,32 @@ def test_hanley_mcneil_se_rejects_what_is_no_count_or_auc(args, match):
             hanley_mcneil_se(*args)
     # The offending value, never the whole array.
     assert len(str(info.value)) < 120
+
+
+@pytest.fixture(scope="module")
+def two_models():
+    from sklearn.datasets import make_classification
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.naive_bayes import GaussianNB
+
+    X, y = make_classification(100, random_state=0)
+    return LogisticRegression(), GaussianNB(), X, y
+
+
+@pytest.mark.parametrize("test", [paired_ttest_kfold_cv, paired_ttest_resampled])
+def test_refitted_t_tests_need_two_splits(test, two_models):
+    # One split has no spread of score differences: an error naming cv, not
+    # NumPy's "Degrees of freedom <= 0" and an undefined statistic.
+    a, b, X, y = two_models
+    one_split = [(np.arange(50), np.arange(50, 100))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="cv must yield at least two train/test splits, got 1"):
+            test(a, b, X, y, cv=one_split)
+
+
+@pytest.mark.parametrize("corrected", ["yes", 1, None])
+def test_corrected_must_be_a_bool(corrected, two_models):
+    a, b, X, y = two_models
+    with pytest.raises(ValueError, match="corrected must be True or False"):
+        paired_ttest_resampled(a, b, X, y, cv=3, corrected=corrected)

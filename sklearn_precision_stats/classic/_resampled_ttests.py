@@ -370,6 +370,12 @@ def _refit_scores(
             f"{len(splits)}; for 5x2cv use e.g. RepeatedStratifiedKFold("
             "n_splits=2, n_repeats=5)."
         )
+    if len(splits) < 2:
+        # The t tests estimate the variance of the score differences across splits.
+        raise ValueError(
+            f"cv must yield at least two train/test splits, got {len(splits)}; "
+            "e.g. cv=10 or ShuffleSplit(n_splits=30, test_size=0.3)."
+        )
     scorer = _check_scoring(estimator_a, scoring)
     scores_a, scores_b = (
         cross_validate(
@@ -415,6 +421,8 @@ def _refit_paired_t(estimator_a, estimator_b, X, y, *, corrected, alternative, n
     Called by the public functions directly: warnings point at their caller.
     """
     _check_alternative(alternative)
+    if not isinstance(corrected, (bool, np.bool_)):
+        raise ValueError(f"corrected must be True or False, got {corrected!r}.")
     scores_a, scores_b, n_train, n_test = _refit_scores(estimator_a, estimator_b, X, y, **kwargs)
     ratio = n_test / n_train if corrected else 0.0
     method = f"corrected {name}" if corrected else name
