@@ -265,3 +265,26 @@ def test_weighted_average_precision_with_a_class_of_labels_absent_from_y_true():
         warnings.simplefilter("ignore")
         expected = average_precision_score(np.eye(3)[y], scores["a"], average="weighted")
     assert result.table["average_precision_reference"].iloc[0] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "rows, labels, match",
+    [
+        (slice(0, 0), None, "y_true is empty"),
+        (slice(None), ["x", "x", "y"], "labels must not repeat"),
+    ],
+)
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_multilabel_errors_name_the_argument(function, rows, labels, match):
+    rng = np.random.default_rng(7)
+    y = (rng.random((30, 3)) < 0.5).astype(int)[rows]
+    scores = {"a": rng.random((30, 3))[rows], "b": rng.random((30, 3))[rows]}
+    with pytest.raises(ValueError, match=match):
+        function(y, scores, labels=labels, n_resamples=20)
+
+
+def test_sparse_scores_are_named_in_the_error():
+    sparse = pytest.importorskip("scipy.sparse")
+    y = np.array([0, 1] * 4)
+    with pytest.raises(ValueError, match="got a csr_matrix"):
+        compare_average_precision(y, {"a": sparse.csr_matrix(np.arange(8.0)), "b": np.arange(8.0)})

@@ -105,7 +105,7 @@ def _score_matrix(values, name, n_rows, n_columns):
     # Text is not a score, even when it parses as a number; complex
     # values would lose their imaginary part.
     if raw.ndim == 0 or raw.dtype.kind in "USVcmM":
-        what = "one value" if raw.ndim == 0 else f"values of dtype {raw.dtype}"
+        what = f"a {type(values).__name__}" if raw.ndim == 0 else f"values of dtype {raw.dtype}"
         raise ValueError(
             f"{name} must hold numeric scores (predict_proba or decision_function output), "
             f"got {what}."
@@ -176,6 +176,8 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
                 "of 0 and 1; for multiclass targets pass one label per row."
             )
         n_rows, n_labels = array.shape
+        if n_rows == 0:
+            raise ValueError("y_true is empty; at least one row is needed.")
         positive = array.astype(bool)
         if labels is None:
             classes = np.arange(n_labels)
@@ -186,6 +188,8 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
                     f"labels must name the {n_labels} columns of the multilabel y_true, "
                     f"got {classes.shape[0] if classes.ndim else 0} labels."
                 )
+            if len(set(classes.tolist())) < n_labels:
+                raise ValueError("labels must not repeat a class.")
         codes = None
         binary = False
     else:
