@@ -1,8 +1,12 @@
 """Inputs of the paired comparison and of its result's methods that a
-demanding user passes: classifier names of any hashable type, options of
-the across-class methods; each gets a right answer or a ValueError naming
-the argument.
+demanding user passes (classifier names of any hashable type, pandas
+indexes, options and degenerate cases of the across-class methods): each
+gets a right answer, a ValueError naming the argument, or NaN with a
+warning that names the class and the reason; and the result stays frozen.
 """
+
+import copy
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -144,3 +148,19 @@ def test_groups_index_checked_against_predictions_when_y_true_has_none(as_frame)
         compare_precision(y, preds, groups=aligned).table["gs_pvalue"],
         compare_precision(y, {"a": a, "b": b}, groups=aligned.to_numpy()).table["gs_pvalue"],
     )
+
+
+@pytest.mark.parametrize(
+    "clone", [copy.deepcopy, lambda r: pickle.loads(pickle.dumps(r))], ids=["deepcopy", "pickle"]
+)
+def test_copied_comparison_stays_read_only(clone):
+    y, a, b = _data(n=60, n_classes=3)
+    result = compare_precision(y, {"a": a, "b": b})
+    copied = clone(result)
+    pd.testing.assert_frame_equal(copied.table, result.table)
+    with pytest.raises(ValueError, match="read-only"):
+        copied.classes[0] = 7
+    with pytest.raises(ValueError, match="read-only"):
+        copied._statistics["value"][0, 0] = 0.0
+    with pytest.raises(AttributeError, match="frozen"):
+        copied.metric = "recall"

@@ -130,6 +130,14 @@ class PairedComparison(_FrozenComparison):
         }
         self._freeze(fields)
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickle and copy.deepcopy rebuild NumPy arrays writeable.
+        state = dict(state)
+        state["classes"] = _read_only(state["classes"])
+        for key in ("_statistics", "_omnibus"):
+            state[key] = {k: _read_only(v) for k, v in state[key].items()}
+        self._freeze(state)
+
     # Tables ---------------------------------------------------------------
 
     def to_frame(self, confidence_level: float | None = None) -> pd.DataFrame:
