@@ -9,6 +9,8 @@ from statsmodels.stats.contingency_tables import cochrans_q
 from sklearn_precision_stats import (
     UndefinedStatisticWarning,
     cochrans_q_test,
+    corrected_resampled_ttest,
+    corrected_rm_anova,
     hanley_mcneil_se,
     paired_ttest_kfold_cv,
     paired_ttest_resampled,
@@ -104,3 +106,45 @@ def test_corrected_must_be_a_bool(corrected, two_models):
     a, b, X, y = two_models
     with pytest.raises(ValueError, match="corrected must be True or False"):
         paired_ttest_resampled(a, b, X, y, cv=3, corrected=corrected)
+
+
+def _scores(seed=0):
+    return np.random.default_rng(seed).random((10, 3))
+
+
+def test_rm_anova_posthoc_undefined_pair_warns_once_at_the_caller():
+    scores = _scores()
+    scores[:, 1] = scores[:, 0]
+    result, caught = _caught(corrected_rm_anova, scores, n_train=90, n_test=10, posthoc=True)
+    assert [w.category for w in caught] == [UndefinedStatisticWarning]
+    assert "pair 0-1" in str(caught[0].message)
+    assert caught[0].filename == __file__
+    assert np.isfinite(result.statistic)
+    # The pairwise tests are corrected_resampled_ttest's.
+    for (i, j), row in zip([(0, 1), (0, 2), (1, 2)], result.posthoc.itertuples(), strict=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedStatisticWarning)
+            expected = corrected_resampled_ttest(scores[:, i], scores[:, j], n_train=90, n_test=10)
+        np.testing.assert_equal([row.statistic, row.pvalue], [expected.statistic, expected.pvalue])
+
+
+def test_rm_anova_undefined_with_undefined_pairs_warns_once():
+    base = _scores()[:, 0]
+    scores = np.c_[base, base, base + 0.1]
+    result, caught = _caught(corrected_rm_anova, scores, n_train=90, n_test=10, posthoc=True)
+    assert [w.category for w in caught] == [UndefinedStatisticWarning]
+    message = str(caught[0].message)
+    assert "repeated-measures ANOVA is undefined" in message
+    assert "pairs 0-1, 0-2, 1-2" in message
+    assert caught[0].filename == __file__
+    assert np.isnan(result.statistic) and result.posthoc["pvalue"].isna().all()
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_rm_anova_names_the_missing_score(bad):
+    scores = _scores()
+    scores[3, 2] = bad
+    with pytest.raises(
+        ValueError, match="scores contains NaN or infinity .first at split 3, model 2"
+    ):
+        corrected_rm_anova(scores, n_train=90, n_test=10)

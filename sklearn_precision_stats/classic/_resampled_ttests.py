@@ -249,7 +249,17 @@ def _scale(*scores):
 
 
 def _t_test(
-    difference, standard_error, spread, scale, df, *, alternative, method, reason, stacklevel
+    difference,
+    standard_error,
+    spread,
+    scale,
+    df,
+    *,
+    alternative,
+    method,
+    reason,
+    stacklevel,
+    warn=True,
 ):
     """The t test of ``difference / standard_error`` with ``df`` degrees of freedom.
 
@@ -261,8 +271,9 @@ def _t_test(
     caller).
     """
     if _no_variation(spread, scale):
-        # Beyond the caller's count: this function's frame and _warn_undefined's.
-        _warn_undefined(f"The {method} test", reason, stacklevel=stacklevel + 3)
+        if warn:
+            # Beyond the caller's count: this function's frame and _warn_undefined's.
+            _warn_undefined(f"The {method} test", reason, stacklevel=stacklevel + 3)
         statistic = pvalue = standard_error = math.nan
     else:
         statistic = difference / standard_error
@@ -278,12 +289,13 @@ def _t_test(
     )
 
 
-def _paired_t(scores_a, scores_b, ratio, alternative, method, stacklevel):
+def _paired_t(scores_a, scores_b, ratio, alternative, method, stacklevel, warn=True):
     """t test of mean(scores_a - scores_b) = 0 with variance factor 1/J + ratio.
 
     ``ratio = 0`` is the ordinary paired t test; ``ratio = n_test / n_train``
     is Nadeau and Bengio's correction for overlapping training sets.
-    Warnings point ``stacklevel`` frames above the caller.
+    Warnings point ``stacklevel`` frames above the caller; none with
+    ``warn=False`` (the caller says it).
     """
     differences = scores_a - scores_b
     n_iter = differences.shape[0]
@@ -296,10 +308,14 @@ def _paired_t(scores_a, scores_b, ratio, alternative, method, stacklevel):
         n_iter - 1,
         alternative=alternative,
         method=method,
-        reason="the score differences do not vary across splits",
+        reason=_CONSTANT_DIFFERENCES,
         stacklevel=stacklevel + 1,
+        warn=warn,
     )
 
+
+_CONSTANT_DIFFERENCES = "the score differences do not vary across splits"
+_CORRECTED_RESAMPLED = "corrected resampled paired t"
 
 # Why the 5x2cv statistics are undefined: their variance estimate pools the
 # spread of the two fold differences within each replication.
@@ -872,9 +888,7 @@ def corrected_resampled_ttest(
     _check_alternative(alternative)
     scores_a, scores_b = _check_paired_scores(scores_a, scores_b)
     ratio = _check_positive(n_test, "n_test") / _check_positive(n_train, "n_train")
-    return _paired_t(
-        scores_a, scores_b, ratio, alternative, "corrected resampled paired t", stacklevel=1
-    )
+    return _paired_t(scores_a, scores_b, ratio, alternative, _CORRECTED_RESAMPLED, stacklevel=1)
 
 
 def corrected_repeated_kfold_ttest(
@@ -1018,14 +1032,42 @@ def corrected_rm_anova(
     ['model_a', 'model_b', 'difference', 'statistic', 'pvalue', 'pvalue_holm']
     """
     names = list(scores.columns) if hasattr(scores, "columns") else None
-    scores = np.asarray(check_array(scores, dtype=np.float64, ensure_2d=True))
+    scores = np.asarray(
+        check_array(scores, dtype=np.float64, ensure_2d=True, ensure_all_finite=False)
+    )
     n_iter, n_models = scores.shape
     if n_models < 2 or n_iter < 2:
         raise ValueError(
             f"scores must have shape (n_iter, n_models) with at least 2 splits "
             f"and 2 models, got {scores.shape}; put one model per column."
         )
+    if not np.isfinite(scores).all():
+        row, column = np.argwhere(~np.isfinite(scores))[0]
+        raise ValueError(
+            f"scores contains NaN or infinity (first at split {row}, model {column}); "
+            "every split needs a finite score of every model. Drop those splits first."
+        )
     ratio = _check_positive(n_test, "n_test") / _check_positive(n_train, "n_train")
+    table = _rm_anova_posthoc(scores, names, ratio, posthoc)
+    # One warning for the ANOVA and the pairwise tests it leaves undefined.
+    undefined = (
+        []
+        if table is None or posthoc is not True
+        else [
+            f"{a!r}-{b!r}"
+            for a, b, p in zip(
+                table["model_a"].tolist(),
+                table["model_b"].tolist(),
+                table["pvalue"].tolist(),
+                strict=True,
+            )
+            if math.isnan(p)
+        ]
+    )
+    pairs = (
+        f"the corrected resampled t test of the pair{'s' if len(undefined) > 1 else ''} "
+        f"{', '.join(undefined)} in posthoc"
+    )
     grand = scores.mean()
     ss_models = n_iter * np.sum((scores.mean(axis=0) - grand) ** 2)
     ss_splits = n_models * np.sum((scores.mean(axis=1) - grand) ** 2)
@@ -1034,16 +1076,12 @@ def corrected_rm_anova(
     if ss_error <= 1e-12 * max(np.sum((scores - grand) ** 2), 1e-300):
         _warn_undefined(
             "The repeated-measures ANOVA",
-            "the models' differences are the same on every split (zero error variance)",
+            "the models' differences are the same on every split (zero error variance)"
+            + (f"; so is {pairs}" if undefined else ""),
         )
-        return RMAnovaResult(
-            math.nan,
-            math.nan,
-            df,
-            math.nan,
-            math.nan,
-            posthoc=_rm_anova_posthoc(scores, names, n_train, n_test, posthoc),
-        )
+        return RMAnovaResult(math.nan, math.nan, df, math.nan, math.nan, posthoc=table)
+    if undefined:
+        _warn_undefined(pairs[0].upper() + pairs[1:], _CONSTANT_DIFFERENCES)
     f_stat = float((ss_models / df[0]) / (ss_error / df[1]))
     corrected = f_stat / (1.0 + n_iter * ratio)
     return RMAnovaResult(
@@ -1052,11 +1090,11 @@ def corrected_rm_anova(
         df=df,
         uncorrected_statistic=f_stat,
         uncorrected_pvalue=float(stats.f.sf(f_stat, *df)),
-        posthoc=_rm_anova_posthoc(scores, names, n_train, n_test, posthoc),
+        posthoc=table,
     )
 
 
-def _rm_anova_posthoc(scores, names, n_train, n_test, posthoc):
+def _rm_anova_posthoc(scores, names, ratio, posthoc):
     """Pairwise tests of every two models after the ANOVA, Holm-adjusted."""
     # Imported here: only this optional step needs them.
     from itertools import combinations
@@ -1070,7 +1108,12 @@ def _rm_anova_posthoc(scores, names, n_train, n_test, posthoc):
     if posthoc is True:
 
         def posthoc(scores_a, scores_b):
-            return corrected_resampled_ttest(scores_a, scores_b, n_train=n_train, n_test=n_test)
+            # corrected_resampled_ttest, whose undefined pairs the ANOVA
+            # reports in its one warning.
+            result = _paired_t(
+                scores_a, scores_b, ratio, "two-sided", _CORRECTED_RESAMPLED, 1, warn=False
+            )
+            return result.statistic, result.pvalue
 
     elif not callable(posthoc):
         raise ValueError(
