@@ -288,3 +288,23 @@ def test_sparse_scores_are_named_in_the_error():
     y = np.array([0, 1] * 4)
     with pytest.raises(ValueError, match="got a csr_matrix"):
         compare_average_precision(y, {"a": sparse.csr_matrix(np.arange(8.0)), "b": np.arange(8.0)})
+
+
+@pytest.mark.parametrize(
+    "function, kwargs",
+    [
+        (compare_average_precision, {}),
+        (compare_roc_auc, {"method": "bootstrap"}),
+        (compare_roc_auc, {"method": "delong"}),
+    ],
+)
+def test_average_is_ignored_for_a_binary_problem(function, kwargs):
+    # scikit-learn's average_precision_score and roc_auc_score ignore
+    # `average` for binary targets: one row, the positive class's value.
+    y, scores = _binary()
+    result = function(y, scores, average="macro", n_resamples=20, random_state=0, **kwargs)
+    assert result.average is None
+    assert "macro" not in result.summary().as_text()
+    reference = {"average_precision": average_precision_score, "roc_auc": roc_auc_score}
+    expected = reference[result.measure](y, scores["a"], average="macro")
+    assert result.table[f"{result.measure}_reference"].iloc[0] == pytest.approx(expected, abs=1e-12)

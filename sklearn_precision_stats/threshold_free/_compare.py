@@ -458,6 +458,10 @@ def _run(
     method="bootstrap",
 ):
     problem = _check_problem(y_true, y_scores, reference, groups, labels)
+    if problem.binary:
+        # As in scikit-learn, the average is ignored for a binary problem
+        # (and not reported as the table's).
+        average = None
     unit_name = "record (cluster of groups)" if groups is not None else "row"
     if method == "delong":
         return _run_delong(problem, average, groups, confidence_level)
