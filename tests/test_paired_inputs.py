@@ -164,3 +164,25 @@ def test_copied_comparison_stays_read_only(clone):
         copied._statistics["value"][0, 0] = 0.0
     with pytest.raises(AttributeError, match="frozen"):
         copied.metric = "recall"
+
+
+def test_wgs_across_classes_with_groups_is_rejected():
+    # WGS is NaN by design with repeated records: combining or adjusting it
+    # can only give NaN, so asking for it is an error that names the fix.
+    y, a, b = _data(n=120, n_classes=3)
+    result = compare_precision(y, {"a": a, "b": b}, groups=np.arange(120) // 2)
+    assert result.table["wgs_pvalue"].isna().all()
+    with pytest.raises(ValueError, match="test='wgs' is undefined with repeated records"):
+        result.global_test(test="wgs", method="simes")
+    with pytest.raises(ValueError, match="Use test='gs'"):
+        result.adjusted_pvalues(test="wgs")
+
+
+def test_global_test_warning_when_no_class_is_defined():
+    y, a, _ = _data(n=120, n_classes=3)
+    result = compare_precision(y, {"a": a, "b": a.copy()})
+    with pytest.warns(UndefinedStatisticWarning) as record:
+        out = result.global_test(method="simes")
+    assert np.isnan(out.pvalue) and out.n_tests == 0
+    assert len(record) == 1
+    assert "no class is left to combine, so the global test is NaN" in str(record[0].message)

@@ -488,7 +488,13 @@ def adjusted_pvalues(comparison, test="gs", method=("holm", "bh")):
 
 
 def _test_column(comparison, test):
-    return TESTS[check_test(test, PVALUE_TESTS)].pvalue
+    test = check_test(test, PVALUE_TESTS)
+    if test == "wgs" and comparison._clustered:
+        raise ValueError(
+            "test='wgs' is undefined with repeated records (groups): WGS is NaN "
+            "by design there. Use test='gs', which holds its level with clustered rows."
+        )
+    return TESTS[test].pvalue
 
 
 # ---------------------------------------------------------------------------
@@ -834,10 +840,15 @@ def global_test(
         p = pvalues[:, j]
         defined = ~np.isnan(p)
         if not defined.all():
+            rest = (
+                "the global test combines the other classes only."
+                if defined.any()
+                else "no class is left to combine, so the global test is NaN."
+            )
             warnings.warn(
                 f"The {test} p-value of {name!r} vs {comparison.reference!r} is NaN "
                 f"for class(es) {[c for c, d in zip(classes, defined, strict=False) if not d]}; "
-                "the global test combines the other classes only.",
+                + rest,
                 UndefinedStatisticWarning,
                 stacklevel=3,
             )

@@ -530,7 +530,8 @@ class PairedComparison(_FrozenComparison):
             are positively dependent; ``"simes"``: Simes' test (no
             resampling), valid under positive dependence.
         test : {"gs", "wgs", "wald", "ratio"}, default="gs"
-            The per-class test whose p-values are combined.
+            The per-class test whose p-values are combined; not ``"wgs"``
+            with ``groups``, where WGS is NaN by design.
         n_resamples : int, default=1000
             Resamples for ``"dai-cui"``.
         random_state : None, int or numpy.random.Generator, default=None
@@ -650,7 +651,8 @@ class PairedComparison(_FrozenComparison):
         Parameters
         ----------
         test : {"gs", "wgs", "wald", "ratio"}, default="gs"
-            The test whose p-values (column ``<test>_pvalue``) are adjusted.
+            The test whose p-values (column ``<test>_pvalue``) are adjusted;
+            not ``"wgs"`` with ``groups``, where WGS is NaN by design.
         method : str or list of str, default=("holm", "bh")
             ``"holm"`` (Holm's step-down, controls the family-wise error
             rate under any dependence), ``"bh"`` (Benjamini-Hochberg,
