@@ -1007,7 +1007,9 @@ def corrected_rm_anova(
     correction does not address sphericity; the usual Greenhouse-Geisser
     adjustment can be applied to the degrees of freedom if needed. Zero
     error variance gives NaN, with an
-    :class:`~sklearn_precision_stats.exceptions.UndefinedStatisticWarning`.
+    :class:`~sklearn_precision_stats.exceptions.UndefinedStatisticWarning`;
+    the same warning names the pairs of ``posthoc=True`` whose score
+    differences do not vary (NaN in the table).
 
     References
     ----------

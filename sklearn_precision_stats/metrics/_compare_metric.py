@@ -173,7 +173,8 @@ def compare_metric(
         Once, naming each class and classifier whose measure is undefined
         (reported as NaN, never replaced as scikit-learn's
         ``zero_division`` does) and why, and the differences that have no
-        variance.
+        variance. A single record (one row, or `groups` with one id) has
+        no standard errors: they, the intervals and the p-values are NaN.
 
     See Also
     --------
