@@ -67,8 +67,9 @@ def test_float_multilabel_indicator_is_accepted():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"y_true": np.array([1, "a"] * 4, dtype=object)}, "y_true mixes labels"),
-        ({"labels": np.array([0, "a"], dtype=object)}, "labels mixes labels"),
+        ({"y_true": np.array([1, "a"] * 4, dtype=object)}, "y_true mixes values"),
+        ({"labels": np.array([0, "a"], dtype=object)}, "labels mixes values"),
+        ({"groups": np.array([0, "a"] * 4, dtype=object)}, "groups mixes values"),
         ({"labels": []}, "labels is empty"),
         ({"labels": [0, 2]}, r"class 1 \(row 1\) that is not in labels"),
     ],

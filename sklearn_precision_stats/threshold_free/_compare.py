@@ -140,8 +140,8 @@ def _score_matrix(values, name, n_rows, n_columns):
 
 def _unordered(name):
     return ValueError(
-        f"{name} mixes labels that cannot be ordered (e.g. strings and numbers); "
-        f"use one type of label, e.g. {name} as strings."
+        f"{name} mixes values that cannot be ordered (e.g. strings and numbers); "
+        f"use one type, e.g. {name} as strings."
     )
 
 
@@ -250,7 +250,10 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
     if groups is not None:
         groups = _check_groups(groups, n_rows)
         # Clusters mix classes, so they are drawn without strata.
-        _, unit = np.unique(groups, return_inverse=True)
+        try:
+            _, unit = np.unique(groups, return_inverse=True)
+        except TypeError as exc:
+            raise _unordered("groups") from exc
         n_units = int(unit.max()) + 1
         problem.unit = unit.astype(np.intp, copy=False)
         problem.strata_sizes = [n_units]
