@@ -309,3 +309,9 @@ def test_average_is_ignored_for_a_binary_problem(function, kwargs):
     reference = {"average_precision": average_precision_score, "roc_auc": roc_auc_score}
     expected = reference[result.measure](y, scores["a"], average="macro")
     assert result.table[f"{result.measure}_reference"].iloc[0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_ragged_weights_are_a_value_error_naming_n_resamples():
+    y, scores = _binary(n=20)
+    with pytest.raises(ValueError, match="n_resamples must be an int"):
+        compare_average_precision(y, scores, n_resamples=[[1] * 20, [1] * 19])

@@ -39,14 +39,17 @@ def check_n_resamples(n_resamples, n_units, unit_name):
                 f"n_resamples must be at least 2 (e.g. n_resamples=2000), got {n_resamples}."
             )
         return int(n_resamples), None
-    weights = np.asarray(n_resamples)
+    expected = (
+        "n_resamples must be an int (the number of bootstrap replicates) or an "
+        f"integer array of shape (n_resamples, {n_units}) of resampling weights "
+        f"(how often each {unit_name} is drawn); got "
+    )
+    try:
+        weights = np.asarray(n_resamples)
+    except ValueError as exc:  # rows of different lengths
+        raise ValueError(f"{expected}rows that do not form an array ({exc}).") from exc
     if weights.ndim != 2 or weights.dtype.kind not in "iub":
-        raise ValueError(
-            "n_resamples must be an int (the number of bootstrap replicates) or an "
-            f"integer array of shape (n_resamples, {n_units}) of resampling weights "
-            f"(how often each {unit_name} is drawn); got "
-            f"{'an array of shape ' + str(weights.shape) + ' and dtype ' + str(weights.dtype)}."
-        )
+        raise ValueError(f"{expected}an array of shape {weights.shape} and dtype {weights.dtype}.")
     if weights.shape[1] != n_units:
         raise ValueError(
             f"n_resamples as an array of weights needs one column per {unit_name} "
