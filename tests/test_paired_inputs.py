@@ -11,7 +11,7 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.metrics import precision_score
+from sklearn.metrics import precision_score, recall_score
 
 from sklearn_precision_stats import compare_npv, compare_precision
 from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
@@ -186,3 +186,24 @@ def test_global_test_warning_when_no_class_is_defined():
     assert np.isnan(out.pvalue) and out.n_tests == 0
     assert len(record) == 1
     assert "no class is left to combine, so the global test is NaN" in str(record[0].message)
+
+
+@pytest.mark.parametrize("ci", ["analytic", "bootstrap"])
+def test_at_prevalence_of_a_single_cluster_has_no_intervals(ci):
+    # One record: the sandwich variance is zero and every bootstrap resample
+    # is the data again, so the intervals would collapse onto the estimate.
+    y, a, b = _data(n=60)
+    result = compare_precision(y, {"a": a, "b": b}, groups=np.zeros(60))
+    with pytest.warns(UndefinedStatisticWarning, match="single record") as record:
+        out = result.at_prevalence(0.2, ci=ci, n_resamples=50, random_state=0)
+    assert len(record) == 1
+    assert out[["ci_low", "ci_high", "ratio_ci_low", "ratio_ci_high"]].isna().all().all()
+    # The point estimates stay: Bayes' rule on sensitivity and specificity.
+    for (k, name), value in out.set_index(["class", "classifier"])[
+        "precision_at_prevalence"
+    ].items():
+        pred = {"a": a, "b": b}[name] == k
+        se = recall_score(y == k, pred)
+        fpr = 1 - recall_score(y != k, ~pred)
+        pi = 0.2 if k == 1 else 0.8
+        assert value == pytest.approx(se * pi / (se * pi + fpr * (1 - pi)), rel=1e-12)

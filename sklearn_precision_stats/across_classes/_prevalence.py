@@ -115,7 +115,16 @@ def at_prevalence(
     # The reference's own rows carry no ratio.
     for arr in (rp, rp_low, rp_high):
         arr[:, 0] = np.nan
-    for message in _diagnose(tp, fp, n_pos, n_rows, names, chosen, ci, metric):
+    messages = _diagnose(tp, fp, n_pos, n_rows, names, chosen, ci, metric)
+    if data.n_records < 2:
+        # One record: its sandwich variance is zero and every resample repeats it.
+        for arr in (ci_low, ci_high, rp_low, rp_high):
+            arr[...] = np.nan
+        messages.append(
+            "The comparison has a single record (cluster): the intervals of the "
+            f"{metric} at prevalence need at least two, so they are NaN."
+        )
+    for message in messages:
         warnings.warn(message, UndefinedStatisticWarning, stacklevel=3)
 
     n_classes, n_clf = tp.shape

@@ -756,7 +756,8 @@ class PairedComparison(_FrozenComparison):
             classifier that predicts the class for every row (``LR+ = 1``
             with zero variance). For NPV the same with the predictions "not
             the class": a classifier that always predicts the class, no
-            false or no true negatives, or one that never predicts it.
+            false or no true negatives, or one that never predicts it. Every
+            interval is NaN when the records form a single cluster.
 
         Notes
         -----
