@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import precision_score, recall_score
 
-from sklearn_precision_stats import compare_npv, compare_precision
+from sklearn_precision_stats import ComparisonCounts, compare_npv, compare_precision
 from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn_precision_stats.UndefinedStatisticWarning")
@@ -207,3 +207,11 @@ def test_at_prevalence_of_a_single_cluster_has_no_intervals(ci):
         fpr = 1 - recall_score(y != k, ~pred)
         pi = 0.2 if k == 1 else 0.8
         assert value == pytest.approx(se * pi / (se * pi + fpr * (1 - pi)), rel=1e-12)
+
+
+def test_statsmodels_engine_with_counts_is_rejected_not_ignored():
+    y, a, b = _data(n=60)
+    counts = ComparisonCounts.from_arrays(y, {"a": a, "b": b})
+    with pytest.raises(ValueError, match="engine='statsmodels' refits the GEE on every row"):
+        compare_precision(counts, engine="statsmodels")
+    assert compare_precision(counts).engine == "closed-form"

@@ -116,7 +116,8 @@ def compare_precision(
         ``"closed-form"`` computes the GEE results exactly from sufficient
         statistics in O(n) time; ``"statsmodels"`` runs the paper's
         Algorithms 1 and 2 literally through statsmodels GEE (slow; for
-        checking). Relative precision and WGS always use their closed forms.
+        checking; it needs the arrays, not counts or a Dask collection).
+        Relative precision and WGS always use their closed forms.
     cov_type : {"robust", "bias_reduced"}, default="robust"
         Covariance of the Wald test, odds ratio, ratio and difference:
         the robust sandwich, or Mancl and DeRouen's bias-reduced sandwich,
@@ -471,6 +472,12 @@ def _compare(
     if counts is None and is_dask_collection(y_true):
         counts = counts_from_dask(y_true, y_preds, groups=groups)
     if counts is not None:
+        if engine == "statsmodels":
+            raise ValueError(
+                "engine='statsmodels' refits the GEE on every row, which counts (and "
+                "Dask collections, counted chunk by chunk) do not keep; use "
+                "engine='closed-form', which gives the same results, or pass the arrays."
+            )
         return comparison_from_counts(
             counts,
             metric,
