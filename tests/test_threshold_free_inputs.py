@@ -315,3 +315,25 @@ def test_ragged_weights_are_a_value_error_naming_n_resamples():
     y, scores = _binary(n=20)
     with pytest.raises(ValueError, match="n_resamples must be an int"):
         compare_average_precision(y, scores, n_resamples=[[1] * 20, [1] * 19])
+
+
+@pytest.mark.parametrize(
+    "function, kwargs",
+    [
+        (compare_average_precision, {}),
+        (compare_roc_auc, {"method": "bootstrap"}),
+        (compare_roc_auc, {"method": "delong"}),
+    ],
+)
+def test_multilabel_dataframe_columns_name_the_table_rows(function, kwargs):
+    rng = np.random.default_rng(8)
+    y = pd.DataFrame((rng.random((80, 3)) < 0.4).astype(int), columns=["cat", "dog", "eel"])
+    scores = {"a": y.to_numpy() + rng.normal(size=(80, 3)), "b": rng.normal(size=(80, 3))}
+    result = function(y, scores, n_resamples=20, random_state=0, **kwargs)
+    assert result.table["class"].tolist() == ["cat", "dog", "eel"]
+    assert result.get("dog", "b")[f"{result.measure}_reference"] == pytest.approx(
+        {"average_precision": average_precision_score, "roc_auc": roc_auc_score}[result.measure](
+            y["dog"], scores["a"][:, 1]
+        ),
+        abs=1e-12,
+    )

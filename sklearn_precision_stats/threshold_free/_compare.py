@@ -180,7 +180,9 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
             raise ValueError("y_true is empty; at least one row is needed.")
         positive = array.astype(bool)
         if labels is None:
-            classes = np.arange(n_labels)
+            # A DataFrame's columns name its labels.
+            columns = getattr(y_true, "columns", None)
+            classes = np.arange(n_labels) if columns is None else np.asarray(list(columns))
         else:
             classes = np.asarray(labels)
             if classes.shape != (n_labels,):
@@ -629,7 +631,8 @@ _SHARED_DOC = """
         a record's rows stay together.
     labels : array-like, default=None
         The classes, in the order of the score columns (multilabel: names
-        of the columns). None: the sorted classes of `y_true`.
+        of the columns). None: the sorted classes of `y_true` (multilabel:
+        the columns of a DataFrame `y_true`, else 0, 1, ...).
     average : {"macro", "micro", "weighted"} or None, default=None
         None: one row per class. Otherwise one row with scikit-learn's
         average of the per-class (one-vs-rest) values: their mean, the
