@@ -337,3 +337,20 @@ def test_multilabel_dataframe_columns_name_the_table_rows(function, kwargs):
         ),
         abs=1e-12,
     )
+
+
+@pytest.mark.parametrize("dtype", ["Int64", "boolean"])
+def test_multilabel_pandas_nullable_indicator_is_accepted(dtype):
+    rng = np.random.default_rng(9)
+    y = (rng.random((80, 3)) < 0.4).astype(int)
+    scores = {"a": y + rng.normal(size=(80, 3)), "b": rng.normal(size=(80, 3))}
+    frame = pd.DataFrame(y).astype(dtype)
+    result = compare_average_precision(frame, scores, n_resamples=20, random_state=0)
+    np.testing.assert_allclose(
+        result.table["average_precision_reference"],
+        average_precision_score(y, scores["a"], average=None),
+        rtol=1e-12,
+    )
+    frame.iloc[2, 1] = pd.NA
+    with pytest.raises(ValueError, match="no missing values"):
+        compare_average_precision(frame, scores, n_resamples=20)

@@ -3,6 +3,7 @@ precision and ROC AUC, per class, by the stratified paired bootstrap (and
 DeLong's test for ROC AUC).
 """
 
+import contextlib
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from numbers import Integral, Real
@@ -169,11 +170,16 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
 
     multilabel, array = _is_multilabel(y_true)
     if multilabel:
+        if array.dtype.kind == "O":
+            # pandas' nullable columns (Int64, boolean) arrive as objects.
+            with contextlib.suppress(TypeError, ValueError):
+                array = array.astype(np.float64)
         # scikit-learn's multilabel-indicator: 0 and 1 of any numeric type.
         if array.dtype.kind not in "iubf" or not np.isin(array, (0, 1)).all():
             raise ValueError(
                 "y_true of shape (n_rows, n_labels) must be a multilabel indicator matrix "
-                "of 0 and 1; for multiclass targets pass one label per row."
+                "of 0 and 1, with no missing values; for multiclass targets pass one "
+                "label per row."
             )
         n_rows, n_labels = array.shape
         if n_rows == 0:
