@@ -170,3 +170,34 @@ def test_callable_name_heads_the_columns():
         return np.trace(matrix) / matrix.sum()
 
     assert "diffuse_reference" in compare_metric(y, {"a": a, "b": b}, metric=diffuse).table
+
+
+def test_callable_gradient_at_a_rare_cell():
+    # A classifier with a single false negative among many rows: the
+    # numerical gradient must not push that count below zero, where the log
+    # diagnostic odds ratio is undefined (that gave a NaN standard error
+    # and a false "no variance" warning).
+    rng = np.random.default_rng(0)
+    n = 40_000
+    y = rng.integers(0, 2, n)
+    a = np.where(rng.random(n) < 0.8, y, 1 - y)
+    b = np.where(rng.random(n) < 0.7, y, 1 - y)
+    false_negatives = np.flatnonzero((y == 1) & (b == 0))
+    b[false_negatives[1:]] = 1
+
+    def log_dor(matrix):
+        return np.log(matrix[1, 1] * matrix[0, 0] / (matrix[0, 1] * matrix[1, 0]))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        row = compare_metric(y, {"a": a, "b": b}, metric=log_dor).table.iloc[0]
+
+    # The delta method by hand: d log DOR / d count = +-1 / count.
+    def influence(pred):
+        cell = 2 * y + pred
+        counts = np.bincount(cell, minlength=4).astype(float)
+        grad = np.array([1.0, -1.0, -1.0, 1.0]) / counts
+        return n * (grad[cell] - grad @ counts / n)
+
+    expected = np.sqrt(np.sum((influence(b) - influence(a)) ** 2)) / n
+    assert row["diff_se"] == pytest.approx(expected, rel=1e-8)

@@ -376,7 +376,9 @@ def measure_spec(
         name = name if name.isidentifier() and name not in _NOT_A_NAME else "metric"
         if name.startswith("diff_pvalue_"):  # the adjusted p-values' columns
             name = "metric"
-        probe = np.asarray(metric(np.eye(n_values)), dtype=float)
+        # Every cell occupied, so the probe of the output's shape divides by
+        # no zero count.
+        probe = np.asarray(metric(np.ones((n_values, n_values))), dtype=float)
         if probe.ndim == 0:
             if average is not None:
                 raise ValueError("average must be None for a callable that returns one number.")
@@ -529,10 +531,14 @@ def compare_cells(
         extra = {key: nan for key in extra}
     no_variance = np.isfinite(diff) & ~(diff_se > 0) & (units.n_records > 1)
     for r, c in zip(*np.nonzero(no_variance), strict=True):
+        why = (
+            "no variance (the two agree on every row that matters)"
+            if diff_se[r, c] == 0
+            else "no standard error (the measure's gradient or replicates are not finite)"
+        )
         messages.append(
             f"the difference in {measure} of class {classes.tolist()[r]!r} between "
-            f"{names[c + 1]!r} and the reference has no variance (the two agree on "
-            "every row that matters), so its p-value is NaN"
+            f"{names[c + 1]!r} and the reference has {why}, so its p-value is NaN"
         )
     pvalue = np.where(no_variance, np.nan, pvalue)
     omnibus = _omnibus(diff, omni_cov) if n_clf > 2 else None

@@ -392,6 +392,9 @@ class MeasureSpec:
     def _numerical_gradient(self, confusion: np.ndarray, cells: np.ndarray) -> np.ndarray:
         """Central differences in the counts of `cells` (step ~ eps^(1/3) of the total).
 
+        The step is at most ``1e-5`` of the cell's count, so no count turns
+        negative.
+
         Two calls of the callable per cell: ``2 S`` calls for the ``S``
         cells that rows fall in (at most K^2), each of O(K^2) or more, and
         ``R x S`` floats.
@@ -400,10 +403,15 @@ class MeasureSpec:
         if not np.isfinite(values).any():
             # Undefined outputs have no gradient: no 2 S calls of the callable.
             return np.full((self.n_outputs, len(cells)), np.nan)
-        step = 6e-6 * max(float(confusion.sum()), 1.0)
+        base = 6e-6 * max(float(confusion.sum()), 1.0)
         grad = np.empty((self.n_outputs, len(cells)))
         for j, cell in enumerate(np.asarray(cells).tolist()):
             index = np.unravel_index(cell, confusion.shape)
+            # The step is a small part of the cell's own count (at most 6e-6 of
+            # the total): a rare cell's count never turns negative, where a log
+            # or a ratio of counts is undefined, and its difference stays local.
+            count = float(confusion[index])
+            step = min(base, 1e-5 * count) if count > 0 else base
             up, down = confusion.copy(), confusion.copy()
             up[index] += step
             down[index] -= step
