@@ -546,10 +546,9 @@ def _run(
             f"the bootstrap of {measure.name}: it draws from {drawn}, so that every "
             "replicate repeats the sample"
         )
-    averaged = average is not None and not problem.binary
     lacking = measure.lacking
     for i, label in enumerate(table_classes):
-        what = f"the {average} average" if averaged else f"class {_class_name(label)}"
+        what = f"the {average} average" if average else f"class {_class_name(label)}"
         # The curves of the row: its class, or every class of an average.
         own = [i] if per_class else list(range(n_curves))
         empty = [k for k in own if undefined[k]]
