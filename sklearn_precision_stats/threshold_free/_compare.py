@@ -112,7 +112,7 @@ def _score_matrix(values, name, n_rows, n_columns):
             f"got {what}."
         )
     try:
-        array = raw.astype(np.float64)
+        array = raw.astype(np.float64, copy=False)
     except (TypeError, ValueError) as exc:
         raise ValueError(
             f"{name} must hold numeric scores (predict_proba or decision_function output): {exc}"
