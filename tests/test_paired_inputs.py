@@ -13,7 +13,12 @@ import pandas as pd
 import pytest
 from sklearn.metrics import precision_score, recall_score
 
-from sklearn_precision_stats import ComparisonCounts, compare_npv, compare_precision
+from sklearn_precision_stats import (
+    ComparisonCounts,
+    combine_pvalues_dependent,
+    compare_npv,
+    compare_precision,
+)
 from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn_precision_stats.UndefinedStatisticWarning")
@@ -215,3 +220,16 @@ def test_statsmodels_engine_with_counts_is_rejected_not_ignored():
     with pytest.raises(ValueError, match="engine='statsmodels' refits the GEE on every row"):
         compare_precision(counts, engine="statsmodels")
     assert compare_precision(counts).engine == "closed-form"
+
+
+def test_non_numeric_weights_and_pvalues_name_the_argument():
+    with pytest.raises(ValueError, match="weights must be an array of numbers, got dict"):
+        combine_pvalues_dependent([0.1, 0.2], weights={0: 1.0, 1: 2.0})
+    with pytest.raises(ValueError, match="pvalues must be an array of numbers"):
+        combine_pvalues_dependent([0.1, "low"])
+    with pytest.raises(ValueError, match="null_pvalues must be an array of numbers"):
+        combine_pvalues_dependent([0.1, 0.2], null_pvalues=[[0.5, None], [0.1]])
+    y, a, b = _data(n=60, n_classes=3)
+    result = compare_precision(y, {"a": a, "b": b})
+    with pytest.raises(ValueError, match="weights must be an array of numbers"):
+        result.global_test(method="fisher", weights=["one", "two", "three"])

@@ -395,8 +395,18 @@ def _simes(pvalues):
     return GlobalTestResult(value, value, math.nan, math.nan, "simes", n_tests, 0)
 
 
+def _as_floats(values: Any, name: str) -> np.ndarray:
+    """`values` as a float array, or a ValueError naming the argument."""
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name} must be an array of numbers, got {type(values).__name__}."
+        ) from None
+
+
 def _check_pvalues(pvalues: Any) -> np.ndarray:
-    arr = np.asarray(pvalues, dtype=float)
+    arr = _as_floats(pvalues, "pvalues")
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(
             f"pvalues must be a non-empty 1-D array of p-values, got shape {arr.shape}."
@@ -411,7 +421,7 @@ def _check_pvalues(pvalues: Any) -> np.ndarray:
 
 
 def _check_null_pvalues(null_pvalues: Any, n_tests: int) -> np.ndarray:
-    arr = np.asarray(null_pvalues, dtype=float)
+    arr = _as_floats(null_pvalues, "null_pvalues")
     if arr.ndim != 2 or arr.shape[1] != n_tests:
         raise ValueError(
             f"null_pvalues must have shape (n_resamples, {n_tests}) (one column "
@@ -426,7 +436,7 @@ def _check_null_pvalues(null_pvalues: Any, n_tests: int) -> np.ndarray:
 def _check_weights(weights: Any, n_tests: int) -> np.ndarray:
     if weights is None:
         return np.full(n_tests, 2.0)
-    arr = np.asarray(weights, dtype=float)
+    arr = _as_floats(weights, "weights")
     if arr.shape != (n_tests,):
         raise ValueError(
             f"weights must have one entry per p-value ({n_tests}), got shape {arr.shape}."
