@@ -31,6 +31,10 @@ P = {"a": np.array([0, 1, 0, 0, 1, 2]), "b": np.array([1, 1, 1, 0, 0, 2])}
         (dict(engine="R"), "engine"),
         (dict(groups=[1, 2]), "groups has 2 entries but y_true has 6 rows"),
         (
+            dict(groups=np.array([1, None, 2, 2, 3, 3], dtype=object)),
+            "groups contains None or NaN at row 1; every row needs a record id",
+        ),
+        (
             dict(y_true=np.array(["a", None, "b", "a", "b", "a"], dtype=object)),
             "y_true has a missing label \\(NaN or None\\) at row 1",
         ),

@@ -82,8 +82,8 @@ def _as_label_array(values, name, for_encoder=False):
             f"{arr.shape}; for probabilities or one-hot scores, pass the "
             "predicted labels instead (e.g. estimator.predict(X))."
         )
+    what = "a record id" if name == "groups" else "a true and a predicted label"
     if arr.dtype.kind == "f" and np.isnan(arr).any():
-        what = "a record id" if name == "groups" else "a true and a predicted label"
         raise ValueError(
             f"{name} contains NaN at row {int(np.argmax(np.isnan(arr)))}; every row "
             f"needs {what}. Drop or fill the rows with missing values first."
@@ -94,7 +94,7 @@ def _as_label_array(values, name, for_encoder=False):
         if mask.any():
             raise ValueError(
                 f"{name} contains None or NaN at row {int(np.argmax(mask))}; "
-                "every row needs a label. Drop the rows with missing labels."
+                f"every row needs {what}. Drop or fill the rows with missing values first."
             )
     if arr.dtype.kind == "c":
         raise ValueError(
