@@ -534,9 +534,11 @@ class PairedComparison(_FrozenComparison):
             with ``groups``, where WGS is NaN by design.
         n_resamples : int, default=1000
             Resamples for ``"dai-cui"``.
-        random_state : None, int or numpy.random.Generator, default=None
-            Seed of ``numpy.random.default_rng``; fix it for reproducible
-            p-values.
+        random_state : None, int, numpy.random.Generator or RandomState, default=None
+            An int seeds ``numpy.random.default_rng``; a Generator is used
+            as it is; None (as in scikit-learn) and a RandomState seed a new
+            Generator from that RandomState, NumPy's global one for None,
+            whose state advances. Fix it for reproducible p-values.
         weights : array-like or dict, default=None
             Lancaster's degrees of freedom per class (in the order of
             ``classes``, or a dict class -> weight); 2 for each class
@@ -731,8 +733,11 @@ class PairedComparison(_FrozenComparison):
         n_resamples : int, default=2000
             Bootstrap resamples, for the ``ratio`` interval (always) and for
             the precision interval when ``ci="bootstrap"``.
-        random_state : None, int or numpy.random.Generator, default=None
-            Seed of ``numpy.random.default_rng``.
+        random_state : None, int, numpy.random.Generator or RandomState, default=None
+            An int seeds ``numpy.random.default_rng``; a Generator is used
+            as it is; None (as in scikit-learn) and a RandomState seed a new
+            Generator from that RandomState, NumPy's global one for None,
+            whose state advances. Fix it for reproducible intervals.
         confidence_level : float, default=None
             Level of the intervals; the comparison's own when None.
 
