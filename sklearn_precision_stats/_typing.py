@@ -11,5 +11,5 @@ __all__ = ["ArrayLike", "Predictions", "RandomStateLike"]
 # DataFrame with one column per classifier.
 Predictions = Mapping[Hashable, ArrayLike] | Sequence[tuple[Hashable, ArrayLike]] | ArrayLike
 
-# What numpy.random.default_rng accepts as a seed.
-RandomStateLike = int | np.random.Generator | np.random.SeedSequence | None
+# What the random_state parameters accept (see utils._random_state).
+RandomStateLike = int | np.random.Generator | np.random.RandomState | None

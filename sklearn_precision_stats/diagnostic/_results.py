@@ -10,7 +10,7 @@ import pandas as pd
 from scipy import stats
 
 from ..exceptions import UndefinedStatisticWarning
-from ..results._base import ConfidenceInterval, _check_confidence_level
+from ..results._base import ConfidenceInterval, _check_confidence_level, name_array
 
 __all__ = []
 
@@ -82,12 +82,11 @@ def long_table(classes, classifiers, reference, measures, columns):
     shape = (n_classes, n_clf, n_measures)
     data = {
         "class": np.repeat(np.asarray(classes, dtype=object), n_clf * n_measures),
-        "classifier": np.tile(
-            np.repeat(np.asarray(classifiers, dtype=object), n_measures), n_classes
-        ),
+        "classifier": np.tile(np.repeat(name_array(classifiers), n_measures), n_classes),
     }
     if reference is not None:
-        data["reference"] = reference
+        data["reference"] = np.empty(n_classes * n_clf * n_measures, dtype=object)
+        data["reference"].fill(reference)  # a tuple name stays one value
     if measures is not None:
         data["measure"] = np.tile(np.asarray(measures, dtype=object), n_classes * n_clf)
     for name, values in columns.items():

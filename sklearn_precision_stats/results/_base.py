@@ -17,6 +17,15 @@ import numpy as np
 __all__ = ["ConfidenceInterval"]
 
 
+def name_array(names: Any) -> np.ndarray:
+    """Classifier names as a 1-D object array.
+
+    ``np.asarray`` would turn tuple names (a DataFrame's MultiIndex
+    columns) into a 2-D array.
+    """
+    return np.fromiter(names, dtype=object, count=len(names))
+
+
 class ConfidenceInterval(NamedTuple):
     """Lower and upper bound of a confidence interval."""
 

@@ -38,7 +38,10 @@ DEFAULT_MARKS = (0.05, 0.01, 0.001)
 def _check_marks(marks: Sequence[float] | None) -> tuple[float, ...]:
     if marks is None:
         return ()
-    levels = tuple(float(m) for m in marks)
+    try:
+        levels = tuple(float(m) for m in marks)
+    except (TypeError, ValueError):
+        levels = ()  # not a sequence of numbers: the message below says what is
     if not levels or any(not 0 < m < 1 for m in levels) or list(levels) != sorted(levels)[::-1]:
         raise ValueError(
             "marks must be decreasing significance levels strictly between 0 and "

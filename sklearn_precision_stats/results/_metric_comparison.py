@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import stats
 
-from ._base import _check_confidence_level, _FrozenComparison
+from ._base import _check_confidence_level, _FrozenComparison, name_array
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -317,7 +317,7 @@ class MetricComparison(_FrozenComparison):
         m = self.measure
         columns: dict[str, Any] = {
             "class": np.repeat(self._class_column(), n_others),
-            "classifier": np.tile(np.asarray(self.classifiers[1:], dtype=object), n_classes),
+            "classifier": np.tile(name_array(self.classifiers[1:]), n_classes),
             m: a["estimates"][:, 1:].reshape(-1),
             f"{m}_reference": np.repeat(a["estimates"][:, 0], n_others),
             f"{m}_ci_low": ci["estimate_ci_low"][:, 1:].reshape(-1),

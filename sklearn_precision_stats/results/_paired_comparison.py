@@ -11,7 +11,7 @@ import numpy as np
 
 from ..engine._marginal_model import add_intervals, normal_two_sided_pvalue
 from ..engine._pipeline import ComparisonData
-from ._base import _FrozenComparison
+from ._base import _FrozenComparison, name_array
 from ._registry import OMNIBUS_COLUMNS, TESTS, table_columns
 
 if TYPE_CHECKING:  # imported by the methods that need them
@@ -172,7 +172,7 @@ class PairedComparison(_FrozenComparison):
         reference.fill(self.reference)
         columns = {
             "class": np.repeat(self._class_column(), n_others),
-            "classifier": np.tile(_names(self.classifiers[1:]), n_classes),
+            "classifier": np.tile(name_array(self.classifiers[1:]), n_classes),
             "reference": reference,
         }
         for col in table_columns(metric)[3:]:
@@ -803,15 +803,6 @@ class PairedComparison(_FrozenComparison):
         from ..across_classes._prevalence import at_prevalence
 
         return at_prevalence(self, prevalence, ci, n_resamples, random_state, confidence_level)
-
-
-def _names(names):
-    """Classifier names as a 1-D object array.
-
-    ``np.asarray`` would turn tuple names (a DataFrame's MultiIndex
-    columns) into a 2-D array.
-    """
-    return np.fromiter(names, dtype=object, count=len(names))
 
 
 def _check_digits(digits):
