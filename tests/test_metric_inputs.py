@@ -11,14 +11,11 @@ import pytest
 from sklearn import metrics as skm
 
 from sklearn_precision_stats import UndefinedStatisticWarning, compare_metric
+from sklearn_precision_stats.simulation import make_paired_predictions
 
 
 def _data(n=60, k=3, seed=0):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, k, n)
-    a = np.where(rng.random(n) < 0.75, y, rng.integers(0, k, n))
-    b = np.where(rng.random(n) < 0.6, y, rng.integers(0, k, n))
-    return y, a, b
+    return make_paired_predictions(n, precision=(0.8, 0.65), n_classes=k, random_state=seed)
 
 
 def _call(*args, **kwargs):

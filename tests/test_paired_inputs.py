@@ -20,16 +20,13 @@ from sklearn_precision_stats import (
     compare_precision,
 )
 from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
+from sklearn_precision_stats.simulation import make_paired_predictions
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn_precision_stats.UndefinedStatisticWarning")
 
 
 def _data(n=120, n_classes=2, seed=0):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, n_classes, n)
-    a = np.where(rng.random(n) < 0.7, y, rng.integers(0, n_classes, n))
-    b = np.where(rng.random(n) < 0.6, y, rng.integers(0, n_classes, n))
-    return y, a, b
+    return make_paired_predictions(n, precision=(0.8, 0.65), n_classes=n_classes, random_state=seed)
 
 
 def test_tuple_classifier_names_from_multiindex_columns():

@@ -291,14 +291,15 @@ def test_sparse_scores_are_named_in_the_error():
         compare_average_precision(y, {"a": sparse.csr_matrix(np.arange(8.0)), "b": np.arange(8.0)})
 
 
-@pytest.mark.parametrize(
-    "function, kwargs",
-    [
-        (compare_average_precision, {}),
-        (compare_roc_auc, {"method": "bootstrap"}),
-        (compare_roc_auc, {"method": "delong"}),
-    ],
-)
+# The measures with an `average`, under each of their methods.
+_AP_AND_AUC = [
+    (compare_average_precision, {}),
+    (compare_roc_auc, {"method": "bootstrap"}),
+    (compare_roc_auc, {"method": "delong"}),
+]
+
+
+@pytest.mark.parametrize("function, kwargs", _AP_AND_AUC)
 def test_average_is_ignored_for_a_binary_problem(function, kwargs):
     # scikit-learn's average_precision_score and roc_auc_score ignore
     # `average` for binary targets: one row, the positive class's value.
@@ -317,14 +318,7 @@ def test_ragged_weights_are_a_value_error_naming_n_resamples():
         compare_average_precision(y, scores, n_resamples=[[1] * 20, [1] * 19])
 
 
-@pytest.mark.parametrize(
-    "function, kwargs",
-    [
-        (compare_average_precision, {}),
-        (compare_roc_auc, {"method": "bootstrap"}),
-        (compare_roc_auc, {"method": "delong"}),
-    ],
-)
+@pytest.mark.parametrize("function, kwargs", _AP_AND_AUC)
 def test_multilabel_dataframe_columns_name_the_table_rows(function, kwargs):
     rng = np.random.default_rng(8)
     y = pd.DataFrame((rng.random((80, 3)) < 0.4).astype(int), columns=["cat", "dog", "eel"])
