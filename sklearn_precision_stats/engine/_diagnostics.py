@@ -1,9 +1,9 @@
-"""Why statistics are undefined: one message per classifier and reason.
+"""Why statistics are undefined: one message naming every class and reason.
 
 The engine never warns: undefined statistics come out as NaN, and
 :func:`diagnose` explains them so that the public functions can issue one
 :class:`~sklearn_precision_stats.exceptions.UndefinedStatisticWarning` per
-reason, naming the classes and classifiers.
+call, naming the classes, classifiers and reasons.
 """
 
 import numpy as np
@@ -39,6 +39,8 @@ def diagnose(counts, pairwise, omnibus, classifier_names, class_names, role, clu
     Returns
     -------
     list of str
+        Empty when every statistic is defined, else one message: a
+        sentence per reason, so that a degenerate class gives one warning.
     """
     T, F = counts.successes, counts.failures
     M = T + F
@@ -68,21 +70,28 @@ def diagnose(counts, pairwise, omnibus, classifier_names, class_names, role, clu
                     f"{metric} is undefined (0/0), so every comparison involving it "
                     "for these classes is NaN."
                 )
+    reference = P[:, 0]
     for c, name in enumerate(classifier_names):
         for value in (0, 1):
             bad = P[:, c] == value
-            if bad.any():
-                also = f" and the {ratio}" if value == 0 and c == 0 else ""
-                zero_ratio = (
-                    f"; its {ratio} is 0, without an interval or test"
-                    if value == 0 and c > 0
-                    else ""
-                )
-                messages.append(
-                    f"The {metric} of {name!r} is {value} for class(es) "
-                    f"{listed(bad)}: its log odds are infinite, so the Wald "
-                    f"test and odds ratio{also} against it are NaN{zero_ratio}."
-                )
+            also = f" and the {ratio}" if value == 0 and c == 0 else ""
+            if value == 0 and c > 0:
+                # The ratio is 0 only over a reference value above 0; over 0
+                # it is 0/0, and an undefined reference is explained above.
+                ratio_cases = [
+                    (bad & (reference > 0), f"; its {ratio} is 0, without an interval or test"),
+                    (bad & (reference == 0), f"; its {ratio} is undefined (0/0)"),
+                    (bad & np.isnan(reference), ""),
+                ]
+            else:
+                ratio_cases = [(bad, "")]
+            for mask, about_ratio in ratio_cases:
+                if mask.any():
+                    messages.append(
+                        f"The {metric} of {name!r} is {value} for class(es) "
+                        f"{listed(mask)}: its log odds are infinite, so the Wald "
+                        f"test and odds ratio{also} against it are NaN{about_ratio}."
+                    )
     explained = empty[:, :1] | empty[:, 1:] | np.isin(P[:, :1], (0, 1)) | np.isin(P[:, 1:], (0, 1))
     undefined_input = empty[:, :1] | empty[:, 1:]
     for c, name in enumerate(classifier_names[1:]):
@@ -118,14 +127,29 @@ def diagnose(counts, pairwise, omnibus, classifier_names, class_names, role, clu
                 f"{metric} values 0 or both 1, or no record where the two disagree)."
             )
     if len(classifier_names) > 2:
-        bad = (np.isnan(omnibus["gs_stat"]) | np.isnan(omnibus["wald_stat"])) & ~(empty.any(axis=1))
-        if bad.any():
+        reasons = {
+            "generalized score": "identical predictions make the score covariance singular",
+            "Wald": f"a {metric} of 0 or 1 (infinite log odds) or identical predictions "
+            "(a singular covariance) make the Wald test undefined",
+        }
+        tests = {"generalized score": omnibus["gs_stat"], "Wald": omnibus["wald_stat"]}
+        defined_input = ~empty.any(axis=1)
+        by_tests = {}
+        for k in np.flatnonzero(defined_input):
+            failed = tuple(test for test, values in tests.items() if np.isnan(values[k]))
+            if failed:
+                by_tests.setdefault(failed, []).append(k)
+        for failed, ks in by_tests.items():
+            mask = np.zeros(len(class_names), dtype=bool)
+            mask[ks] = True
+            several = len(failed) > 1
             messages.append(
-                f"Omnibus tests are NaN for class(es) {listed(bad)}: a "
-                f"{metric} of 0 or 1 makes the Wald test undefined, and a "
-                "singular score covariance (identical predictions) the score test."
+                f"The omnibus {' and '.join(failed)} test{'s' if several else ''} "
+                f"{'are' if several else 'is'} NaN for class(es) {listed(mask)}: "
+                f"{'; '.join(reasons[test] for test in failed)}."
             )
-    return messages
+    # One warning per call: every reason, a sentence each, in one message.
+    return [" ".join(messages)] if messages else []
 
 
 def _fmt(values, limit=10):

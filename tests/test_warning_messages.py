@@ -1,0 +1,125 @@
+"""Undefined statistics: ONE warning per call, saying exactly what is NaN and why."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from sklearn_precision_stats import UndefinedStatisticWarning, compare_precision
+
+
+def _undefined_warnings(function, *args, **kwargs):
+    """The result and the messages of every UndefinedStatisticWarning."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = function(*args, **kwargs)
+    messages = [str(w.message) for w in caught if w.category is UndefinedStatisticWarning]
+    return result, messages
+
+
+def test_ratio_of_two_zero_precisions_is_said_undefined():
+    # Class 2 is never true; each classifier predicts it once, wrongly, so
+    # both precisions are 0/1 = 0 and their ratio is 0/0.
+    y = np.array([0, 1, 0, 1, 0, 1, 0, 1])
+    a = np.array([0, 1, 2, 1, 0, 1, 0, 0])
+    b = np.array([0, 2, 0, 1, 0, 1, 1, 1])
+    result, messages = _undefined_warnings(compare_precision, y, {"a": a, "b": b}, labels=[2])
+    row = result.get(2)
+    assert row["precision_reference"] == 0.0 and row["precision"] == 0.0
+    assert np.isnan(row["ratio"])
+    assert len(messages) == 1
+    assert "relative precision is undefined (0/0)" in messages[0]
+    assert "relative precision is 0" not in messages[0]
+
+
+def test_ratio_over_a_positive_reference_is_still_said_zero():
+    # 'a' has precision 3/5 for class 1, 'b' 0/3: the ratio is exactly 0.
+    y = np.array([1, 1, 1, 0, 0, 1, 0, 0, 0, 0])
+    a = np.array([1, 1, 1, 1, 1, 0, 0, 0, 0, 0])
+    b = np.array([0, 0, 0, 1, 1, 0, 1, 0, 0, 0])
+    result, messages = _undefined_warnings(compare_precision, y, {"a": a, "b": b})
+    assert result.get(1)["ratio"] == 0.0
+    assert len(messages) == 1
+    assert "relative precision is 0, without an interval or test" in messages[0]
+    assert "undefined (0/0)" not in messages[0]
+
+
+def test_omnibus_message_names_only_the_nan_test():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 100)
+    preds = {
+        "a": np.where(rng.random(100) < 0.8, y, 1 - y),
+        "b": np.where(rng.random(100) < 0.7, y, 1 - y),
+        "c": y.copy(),  # precision 1 for both classes: infinite log odds
+    }
+    result, messages = _undefined_warnings(compare_precision, y, preds)
+    omnibus = result.omnibus
+    assert omnibus["wald_stat"].isna().all()
+    assert np.isfinite(omnibus["gs_stat"]).all()
+    assert len(messages) == 1
+    assert "The omnibus Wald test is NaN for class(es) 0, 1" in messages[0]
+    assert "omnibus generalized score" not in messages[0]
+    assert "Omnibus tests are NaN" not in messages[0]
+
+
+def test_omnibus_message_names_both_tests_when_both_are_nan():
+    # Three identical classifiers: every covariance is singular.
+    y = np.array([0, 1, 1, 0, 1, 0, 1, 1, 0, 0])
+    p = np.array([0, 1, 0, 0, 1, 1, 1, 1, 0, 1])
+    result, messages = _undefined_warnings(
+        compare_precision, y, {"a": p, "b": p.copy(), "c": p.copy()}
+    )
+    assert result.omnibus[["gs_stat", "wald_stat"]].isna().all().all()
+    assert len(messages) == 1
+    assert (
+        "The omnibus generalized score and Wald tests are NaN for class(es) 0, 1" in (messages[0])
+    )
+
+
+@pytest.mark.parametrize(
+    ("y", "a", "b", "reasons"),
+    [
+        # Every row is of class 1: precision 0 for class 0 and 1 for class 1
+        # for both classifiers.
+        (
+            [1, 1, 1, 1, 1, 1],
+            [1, 1, 0, 1, 1, 0],
+            [1, 0, 1, 1, 1, 1],
+            [
+                "The precision of 'a' is 0 for class(es) 0",
+                "The precision of 'a' is 1 for class(es) 1",
+                "The precision of 'b' is 0 for class(es) 0",
+                "The precision of 'b' is 1 for class(es) 1",
+                "weighted generalized score tests of 'b' vs 'a' are NaN for class(es) 0, 1",
+            ],
+        ),
+        # Both precisions 0 for class 2 (never true).
+        (
+            [0, 1, 0, 1, 0, 1, 0, 1],
+            [0, 1, 2, 1, 0, 1, 0, 0],
+            [0, 2, 0, 1, 0, 1, 1, 1],
+            [
+                "The precision of 'a' is 0 for class(es) 2",
+                "The precision of 'b' is 0 for class(es) 2",
+                "weighted generalized score tests of 'b' vs 'a' are NaN for class(es) 2",
+            ],
+        ),
+    ],
+)
+def test_one_warning_keeps_every_reason(y, a, b, reasons):
+    preds = {"a": np.array(a), "b": np.array(b)}
+    _, messages = _undefined_warnings(compare_precision, np.array(y), preds)
+    assert len(messages) == 1
+    for reason in reasons:
+        assert reason in messages[0]
+
+
+def test_defined_statistics_give_no_warning():
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 3, 300)
+    preds = {
+        k: np.where(rng.random(300) < acc, y, rng.integers(0, 3, 300))
+        for k, acc in (("a", 0.7), ("b", 0.6), ("c", 0.65))
+    }
+    _, messages = _undefined_warnings(compare_precision, y, preds)
+    assert messages == []
