@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
+import sklearn_precision_stats as sps
 from sklearn_precision_stats import UndefinedStatisticWarning, compare_precision
 
 
@@ -123,3 +124,78 @@ def test_defined_statistics_give_no_warning():
     }
     _, messages = _undefined_warnings(compare_precision, y, preds)
     assert messages == []
+
+
+def _all_warnings(function, *args, **kwargs):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = function(*args, **kwargs)
+    return result, [(w.category, str(w.message)) for w in caught]
+
+
+_RNG = np.random.default_rng(0)
+_Y = _RNG.integers(0, 3, 60)
+_A = np.where(_RNG.random(60) < 0.7, _Y, _RNG.integers(0, 3, 60))
+_B = np.where(_A == 2, 1, _A)  # never predicts class 2
+
+
+@pytest.mark.parametrize(
+    ("function", "y", "preds", "kwargs", "reason"),
+    [
+        # A classifier that never predicts class 2: a rank-deficient design.
+        (compare_precision, _Y, {"a": _A, "b": _B}, {}, "'b' never predicts class(es) 2"),
+        (
+            compare_precision,
+            _Y,
+            {"a": _A, "b": _B},
+            {"groups": np.arange(60) // 2},
+            "'b' never predicts class(es) 2",
+        ),
+        # Three classifiers: the omnibus model is rank-deficient too.
+        (
+            compare_precision,
+            _Y,
+            {"a": _A, "b": _B, "c": np.where(_RNG.random(60) < 0.7, _Y, 0)},
+            {},
+            "'b' never predicts class(es) 2",
+        ),
+        # One row.
+        (compare_precision, _Y[:1], {"a": _A[:1], "b": _B[:1]}, {}, "never predicts"),
+        # NPVs of 0 and 1 on four rows: perfect separation, as many rows as
+        # parameters.
+        (
+            sps.compare_npv,
+            np.array([2, 2, 0, 1]),
+            {"a": np.array([2, 2, 0, 1]), "b": np.array([2, 1, 1, 1])},
+            {},
+            "log odds are infinite",
+        ),
+    ],
+)
+def test_statsmodels_engine_gives_only_the_librarys_warning(function, y, preds, kwargs, reason):
+    closed, expected = _all_warnings(function, y, preds, **kwargs)
+    fitted, caught = _all_warnings(function, y, preds, engine="statsmodels", **kwargs)
+    assert [category for category, _ in caught] == [UndefinedStatisticWarning], caught
+    assert reason in caught[0][1]
+    # The same statistics are undefined as in the closed form, with the same
+    # explanation.
+    assert caught == expected
+    assert (fitted.table.isna() == closed.table.isna()).all().all()
+    assert (fitted.omnibus.isna() == closed.omnibus.isna()).all().all()
+
+
+def test_statsmodels_engine_does_not_warn_on_defined_statistics():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, 200)
+    preds = {
+        k: np.where(rng.random(200) < acc, y, rng.integers(0, 3, 200))
+        for k, acc in (("a", 0.7), ("b", 0.6), ("c", 0.65))
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fitted = compare_precision(y, preds, engine="statsmodels")
+    closed = compare_precision(y, preds)
+    # statsmodels' literal fit agrees with the closed form (a check that the
+    # suppression did not fail fits on good data).
+    for col in ("gs_stat", "wald_stat"):
+        np.testing.assert_allclose(fitted.table[col], closed.table[col], rtol=1e-6)

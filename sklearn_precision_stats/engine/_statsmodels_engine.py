@@ -22,9 +22,23 @@ __all__ = []
 
 
 def _fit(endog, exog, groups, cov_type="robust"):
-    import statsmodels.api as sm
-    from statsmodels.tools.sm_exceptions import ConvergenceWarning
+    """The GEE model and its fit, or None for a fit on degenerate data.
 
+    statsmodels warns when a classifier has no rows in the class's model
+    (a rank-deficient design), a value is 0 or 1 (perfect separation) or
+    there are as few rows as parameters (a division by zero degrees of
+    freedom). The closed form is NaN there and the public functions say
+    why in their one warning, so the fit fails (None, NaN statistics)
+    rather than adding statsmodels' warnings or a meaningless number.
+    """
+    import statsmodels.api as sm
+    from statsmodels.tools.sm_exceptions import (
+        ConvergenceWarning,
+        PerfectSeparationWarning,
+        SingularMatrixWarning,
+    )
+
+    degenerate = (ConvergenceWarning, PerfectSeparationWarning, SingularMatrixWarning)
     model = sm.GEE(
         endog,
         exog,
@@ -32,12 +46,17 @@ def _fit(endog, exog, groups, cov_type="robust"):
         family=sm.families.Binomial(),
         cov_struct=sm.cov_struct.Independence(),
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        for category in degenerate:
+            warnings.simplefilter("error", category)
         try:
-            return model, model.fit(cov_type=cov_type)
-        except (ConvergenceWarning, np.linalg.LinAlgError, ValueError):
+            fit = model.fit(cov_type=cov_type)
+        except (*degenerate, np.linalg.LinAlgError, ValueError):
             return model, None
+    # A division by zero that statsmodels did not flag shows as a
+    # non-finite estimate: NaN statistics, which the library reports.
+    finite = np.isfinite(fit.params).all() and np.isfinite(fit.cov_params()).all()
+    return model, fit if finite else None
 
 
 def _score_test(model, groups, endog):
