@@ -199,3 +199,56 @@ def test_statsmodels_engine_does_not_warn_on_defined_statistics():
     # suppression did not fail fits on good data).
     for col in ("gs_stat", "wald_stat"):
         np.testing.assert_allclose(fitted.table[col], closed.table[col], rtol=1e-6)
+
+
+# --- tuple classifier names in the forest plot ---------------------------------
+
+
+@pytest.fixture
+def tuple_named_comparison():
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 300)
+    preds = pd.DataFrame(
+        {
+            ("rf", 1): np.where(rng.random(300) < 0.7, y, rng.integers(0, 3, 300)),
+            ("rf", 2): np.where(rng.random(300) < 0.6, y, rng.integers(0, 3, 300)),
+            "nb": np.where(rng.random(300) < 0.65, y, rng.integers(0, 3, 300)),
+        }
+    )
+    return compare_precision(y, dict(preds.items()))
+
+
+@pytest.mark.parametrize(
+    ("classifier", "shown"),
+    [(("rf", 2), [("rf", 2)]), ("nb", ["nb"]), ([("rf", 2), "nb"], [("rf", 2), "nb"])],
+)
+def test_forest_plot_keeps_tuple_names_whole(tuple_named_comparison, classifier, shown):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ax = sps.plot_relative_precision(tuple_named_comparison, classifier=classifier)
+    table = tuple_named_comparison.table
+    expected = table[[name in shown for name in table["classifier"]]]
+    # One row per class and kept classifier, in the table's order.
+    assert len(expected) == 3 * len(shown)
+    (estimates,) = (line for line in ax.lines if line.get_label() == "_estimates")
+    np.testing.assert_array_equal(estimates.get_xdata(), expected["ratio"])
+    labels = [tick.get_text() for tick in ax.get_yticklabels()]
+    if len(shown) > 1:
+        assert labels == [
+            f"class {k}: {c}"
+            for k, c in zip(expected["class"], expected["classifier"], strict=True)
+        ]
+    else:
+        assert labels == [f"class {k}" for k in expected["class"]]
+    plt.close("all")
+
+
+@pytest.mark.parametrize("classifier", [("rf", 9), ["nb", ("rf", 9)], [("rf", 9), "x", 3]])
+def test_forest_plot_missing_name_is_a_value_error(tuple_named_comparison, classifier):
+    pytest.importorskip("matplotlib")
+    with pytest.raises(ValueError, match=r"classifier .*\('rf', 9\).* not in the comparison"):
+        sps.plot_relative_precision(tuple_named_comparison, classifier=classifier)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..results._base import name_array
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
@@ -130,7 +132,7 @@ def _log_ticks(ax, low, high, n_ticks=6):
 def plot_relative_precision(
     comparison: PairedComparison | Mapping[str, PairedComparison] | pd.DataFrame,
     *,
-    classifier: str | Sequence[str] | None = None,
+    classifier: Hashable | Sequence[Hashable] | None = None,
     ax: Axes | None = None,
     log_scale: bool = True,
     annotate: bool = True,
@@ -155,8 +157,10 @@ def plot_relative_precision(
         (grouped top to bottom in the dict's order), or a ``.table`` with
         the columns ``class, ratio, ratio_ci_low, ratio_ci_high`` (and optionally
         ``classifier``, ``reference``, ``dataset``).
-    classifier : str or list of str, default=None
-        Keep only these compared classifiers; all when None.
+    classifier : hashable or list of hashable, default=None
+        Keep only this compared classifier (a name: a str, or a tuple for
+        a DataFrame's MultiIndex columns) or the ones in this list; all
+        when None.
     ax : matplotlib Axes, default=None
         Axes to draw on; a new figure when None.
     log_scale : bool, default=True
@@ -196,14 +200,17 @@ def plot_relative_precision(
     ratio, low_col, high_col = _CI_COLUMNS
     name = metric if metric != "npv" else "NPV"
     if classifier is not None and "classifier" in frame:
-        keep = [classifier] if isinstance(classifier, str) else list(classifier)
-        missing = set(keep) - set(frame["classifier"])
+        # One name is any hashable, a tuple too (a DataFrame's MultiIndex
+        # column), as in pandas' indexing; a list holds several.
+        keep = [classifier] if isinstance(classifier, Hashable) else list(classifier)
+        names = list(dict.fromkeys(frame["classifier"]))
+        missing = [name for name in keep if name not in names]
         if missing:
             raise ValueError(
-                f"classifier {sorted(missing)} not in the comparison; its "
-                f"classifiers are {sorted(set(frame['classifier']))}."
+                f"classifier {', '.join(map(repr, missing))} not in the comparison; "
+                f"its compared classifiers are {', '.join(map(repr, names))}."
             )
-        frame = frame[frame["classifier"].isin(keep)]
+        frame = frame[frame["classifier"].isin(name_array(keep))]
     if frame.empty:
         raise ValueError("Nothing to plot: the comparison has no rows.")
     ax = _get_ax(ax, figsize=(7.5, 1.2 + 0.38 * len(frame)))
