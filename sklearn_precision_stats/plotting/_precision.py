@@ -204,11 +204,12 @@ def plot_relative_precision(
         # column), as in pandas' indexing; a list holds several.
         keep = [classifier] if isinstance(classifier, Hashable) else list(classifier)
         names = list(dict.fromkeys(frame["classifier"]))
-        missing = [name for name in keep if name not in names]
+        missing = [k for k in keep if k not in names]
         if missing:
             raise ValueError(
                 f"classifier {', '.join(map(repr, missing))} not in the comparison; "
-                f"its compared classifiers are {', '.join(map(repr, names))}."
+                f"pass one of its compared classifiers ({', '.join(map(repr, names))}) "
+                "or a list of them."
             )
         frame = frame[frame["classifier"].isin(name_array(keep))]
     if frame.empty:
