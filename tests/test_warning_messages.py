@@ -252,3 +252,15 @@ def test_forest_plot_missing_name_is_a_value_error(tuple_named_comparison, class
     pytest.importorskip("matplotlib")
     with pytest.raises(ValueError, match=r"classifier .*\('rf', 9\).* not in the comparison"):
         sps.plot_relative_precision(tuple_named_comparison, classifier=classifier)
+
+
+def test_few_clusters_and_an_undefined_class_are_one_warning():
+    y = np.array([0, 1, 1, 0, 1, 2, 2, 0])
+    a = np.array([0, 1, 0, 0, 1, 1, 1, 0])
+    b = np.array([1, 1, 1, 0, 0, 1, 1, 0])
+    _, messages = _undefined_warnings(
+        compare_precision, y, {"a": a, "b": b}, groups=[1, 1, 2, 2, 3, 3, 4, 4]
+    )
+    assert len(messages) == 1
+    assert "only 4 distinct records" in messages[0]
+    assert "never predicts class(es) 2" in messages[0]

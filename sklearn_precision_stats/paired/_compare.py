@@ -555,8 +555,8 @@ def comparison_from_data(
     if diagnostics is not None:
         diagnostics.extend(messages)
         messages = []
-    for message in messages:
-        warnings.warn(message, UndefinedStatisticWarning, stacklevel=stacklevel)
+    if messages:  # one warning per call, with every reason
+        warnings.warn(" ".join(messages), UndefinedStatisticWarning, stacklevel=stacklevel)
     return PairedComparison(
         pairwise,
         omnibus,
