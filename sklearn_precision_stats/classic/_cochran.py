@@ -10,9 +10,10 @@ hypothesis, clustered by record.
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -27,7 +28,55 @@ from ._mcnemar import mcnemar_test
 
 __all__ = ["CochranQResult", "cochrans_q_test"]
 
+_Result = TypeVar("_Result", bound=type)
 
+
+class _CopiedOnAccess:
+    """A frozen result's DataFrame or Series field, a new copy on every access.
+
+    pandas objects cannot be made read-only, so the result keeps its own
+    and hands out copies: editing one changes nothing. As a data
+    descriptor it is found before the instance's ``__dict__``, where the
+    dataclass's ``__init__`` (through :meth:`__set__`), pickle and
+    :func:`copy.deepcopy` store the value under the field's own name.
+    """
+
+    def __init__(self, name: str, doc: str) -> None:
+        self._name = name
+        self.__doc__ = doc
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = vars(obj)[self._name]
+        return None if value is None else value.copy()
+
+    def __set__(self, obj: object, value: Any) -> None:
+        # Reached only from __init__: the frozen dataclass's __setattr__
+        # raises on any later assignment. A copy, so that the caller's
+        # object and the result's do not alias.
+        vars(obj)[self._name] = None if value is None else value.copy()
+
+
+def _copied_on_access(**docs: str) -> Callable[[_Result], _Result]:
+    """Class decorator: each named field of a frozen dataclass is copied on access.
+
+    Applied over ``@dataclass``, so the fields, the generated ``__init__``
+    (with its defaults), ``__eq__`` and ``__repr__`` are unchanged.
+    """
+
+    def decorate(cls: _Result) -> _Result:
+        for name, doc in docs.items():
+            setattr(cls, name, _CopiedOnAccess(name, doc))
+        return cls
+
+    return decorate
+
+
+@_copied_on_access(
+    accuracies="Accuracy of each classifier over all rows (a new Series on each access).",
+    posthoc="The pairwise McNemar tests (a new DataFrame on each access).",
+)
 @dataclass(frozen=True, repr=False)
 class CochranQResult(TestResult):
     """Result of :func:`cochrans_q_test`.
@@ -48,12 +97,13 @@ class CochranQResult(TestResult):
     n_groups : int or None
         Number of records (clusters) when ``groups`` was given.
     accuracies : pandas.Series
-        Accuracy of each classifier over all rows.
+        Accuracy of each classifier over all rows (a new Series on each
+        access: editing it leaves the result unchanged).
     posthoc : pandas.DataFrame
         One row per pair of classifiers: ``classifier_a, classifier_b,
         accuracy_a, accuracy_b, n_a_only, n_b_only, statistic, pvalue,
         pvalue_holm`` (McNemar's test of the pair and its Holm-adjusted
-        p-value).
+        p-value); a new DataFrame on each access.
     """
 
     statistic: float

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 from sklearn.base import is_classifier
 from sklearn.metrics import check_scoring
@@ -41,6 +42,7 @@ from sklearn.utils.validation import check_array
 from .._typing import ArrayLike
 from ..utils._random_state import _sklearn_random_state
 from ..utils._validation import _check_aligned_indexes, _check_integer
+from ._cochran import _copied_on_access
 from ._common import (
     IntervalResult,
     TestResult,
@@ -133,6 +135,7 @@ class FTestResult(TestResult):
     method: str
 
 
+@_copied_on_access(posthoc="The pairwise tests, or None (a new DataFrame on each access).")
 @dataclass(frozen=True, repr=False)
 class RMAnovaResult(TestResult):
     """Result of :func:`corrected_rm_anova`.
@@ -152,7 +155,8 @@ class RMAnovaResult(TestResult):
     posthoc : pandas.DataFrame or None
         With ``posthoc``, one row per pair of models: ``model_a, model_b,
         difference`` (mean of ``a - b``), ``statistic, pvalue`` of the
-        pairwise test and ``pvalue_holm``, Holm-adjusted over the pairs.
+        pairwise test and ``pvalue_holm``, Holm-adjusted over the pairs; a
+        new DataFrame on each access.
     """
 
     statistic: float
@@ -160,7 +164,7 @@ class RMAnovaResult(TestResult):
     df: tuple
     uncorrected_statistic: float
     uncorrected_pvalue: float
-    posthoc: object = field(default=None, repr=False, compare=False)
+    posthoc: pd.DataFrame | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True, repr=False)

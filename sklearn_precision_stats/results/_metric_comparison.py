@@ -10,6 +10,7 @@ reference with its standard error, interval and p-value.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,6 +35,17 @@ def _read_only(array: Any, ndim: int | None = None, dtype: Any = float) -> np.nd
         raise ValueError(f"expected an array of {ndim} dimensions, got shape {out.shape}.")
     out.flags.writeable = False
     return out
+
+
+def _read_only_mapping(arrays: Mapping[str, Any] | None) -> Mapping[str, np.ndarray] | None:
+    """A read-only view of a new dict of read-only arrays (None stays None)."""
+    if arrays is None:
+        return None
+    return MappingProxyType({name: _read_only(value) for name, value in arrays.items()})
+
+
+# The attributes held as read-only mappings of read-only arrays.
+_MAPPINGS = ("replicates", "curves", "_arrays", "_omnibus")
 
 
 class MetricComparison(_FrozenComparison):
@@ -122,9 +134,10 @@ class MetricComparison(_FrozenComparison):
         As given (``reference`` is ``classifiers[0]``).
     replicates : mapping of str to ndarray or None
         Read-only arrays of shape ``(n_resamples, n_classes)`` per
-        classifier.
+        classifier, in a read-only mapping.
     curves : mapping of str to ndarray or None
-        Read-only precision-recall curves (threshold-free comparisons).
+        Read-only precision-recall curves (threshold-free comparisons), in a
+        read-only mapping.
 
     Examples
     --------
@@ -154,9 +167,9 @@ class MetricComparison(_FrozenComparison):
     n_records: int
     replicates: Mapping[str, np.ndarray] | None
     curves: Mapping[str, np.ndarray] | None
-    _arrays: dict[str, np.ndarray]
+    _arrays: Mapping[str, np.ndarray]
     _extra_names: tuple[str, ...]
-    _omnibus: dict[str, np.ndarray] | None
+    _omnibus: Mapping[str, np.ndarray] | None
 
     def __init__(
         self,
@@ -245,15 +258,36 @@ class MetricComparison(_FrozenComparison):
             "confidence_level": _check_confidence_level(confidence_level),
             "n_rows": int(n_rows),
             "n_records": int(n_records),
-            "replicates": reps,
+            # Read-only mappings: a frozen result's replicates and curves
+            # can be neither replaced nor edited in place.
+            "replicates": None if reps is None else MappingProxyType(reps),
             "curves": None
             if curves is None
-            else {str(k): _read_only(v) for k, v in curves.items() if v is not None},
-            "_arrays": arrays,
+            else _read_only_mapping({str(k): v for k, v in curves.items() if v is not None}),
+            "_arrays": MappingProxyType(arrays),
             "_extra_names": tuple(extras),
-            "_omnibus": omni,
+            "_omnibus": None if omni is None else MappingProxyType(omni),
         }
         self._freeze(values)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # MappingProxyType does not pickle: hand pickle and copy.deepcopy
+        # plain dicts, made read-only again by __setstate__.
+        state = dict(vars(self))
+        for key in _MAPPINGS:
+            if state[key] is not None:
+                state[key] = dict(state[key])
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickle and copy.deepcopy also rebuild NumPy arrays writeable.
+        state = dict(state)
+        classes = np.array(state["classes"], copy=True)
+        classes.flags.writeable = False
+        state["classes"] = classes
+        for key in _MAPPINGS:
+            state[key] = _read_only_mapping(state[key])
+        self._freeze(state)
 
     # Tables ---------------------------------------------------------------
 
