@@ -22,6 +22,8 @@ from sklearn_precision_stats import (
     compare_average_precision,
     compare_metric,
     corrected_rm_anova,
+    friedman_test,
+    posthoc_test,
 )
 
 CLONES = pytest.mark.parametrize(
@@ -264,3 +266,37 @@ def test_rm_anova_without_posthoc_and_round_trip():
         frame = copied.posthoc
         frame.loc[0, "pvalue"] = -1.0
         pd.testing.assert_frame_equal(copied.posthoc, with_posthoc.posthoc)
+
+
+# FriedmanResult and PosthocResult -------------------------------------------
+
+
+def _dataset_scores():
+    rng = np.random.default_rng(4)
+    values = 0.8 + 0.03 * rng.standard_normal((12, 4)) + np.array([0.0, 0.01, 0.02, 0.04])
+    return pd.DataFrame(values, columns=["a", "b", "c", "d"])
+
+
+@pytest.mark.parametrize(
+    "make, attributes",
+    [
+        (lambda s: friedman_test(s), ["average_ranks", "ranks"]),
+        (
+            lambda s: posthoc_test(s),
+            ["statistic", "pvalue", "average_ranks", "unadjusted_pvalue"],
+        ),
+    ],
+    ids=["friedman", "posthoc"],
+)
+def test_several_datasets_frames_cannot_be_edited(make, attributes):
+    result = make(_dataset_scores())
+    for name in attributes:
+        expected = getattr(result, name).copy(deep=True)
+        edited = getattr(result, name)
+        edited.iloc[0] = -1.0
+        assert getattr(result, name).equals(expected), name
+        for clone in (copy.deepcopy, lambda r: pickle.loads(pickle.dumps(r))):
+            assert getattr(clone(result), name).equals(expected), name
+    # Unpacking like a tuple hands out copies too.
+    statistic, _ = result
+    assert statistic is not result.statistic or np.isscalar(statistic)

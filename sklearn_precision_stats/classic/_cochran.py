@@ -10,10 +10,9 @@ hypothesis, clustered by record.
 
 import math
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -21,6 +20,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..exceptions import UndefinedStatisticWarning
+from ..results._base import copied_on_access
 from ..utils._validation import _check_groups, _check_predictions
 from ._common import TestResult, _warn_undefined
 from ._mcnemar import _METHODS as _MCNEMAR_METHODS
@@ -28,52 +28,8 @@ from ._mcnemar import mcnemar_test
 
 __all__ = ["CochranQResult", "cochrans_q_test"]
 
-_Result = TypeVar("_Result", bound=type)
 
-
-class _CopiedOnAccess:
-    """A frozen result's DataFrame or Series field, a new copy on every access.
-
-    pandas objects cannot be made read-only, so the result keeps its own
-    and hands out copies: editing one changes nothing. As a data
-    descriptor it is found before the instance's ``__dict__``, where the
-    dataclass's ``__init__`` (through :meth:`__set__`), pickle and
-    :func:`copy.deepcopy` store the value under the field's own name.
-    """
-
-    def __init__(self, name: str, doc: str) -> None:
-        self._name = name
-        self.__doc__ = doc
-
-    def __get__(self, obj: object, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        value = vars(obj)[self._name]
-        return None if value is None else value.copy()
-
-    def __set__(self, obj: object, value: Any) -> None:
-        # Reached only from __init__: the frozen dataclass's __setattr__
-        # raises on any later assignment. A copy, so that the caller's
-        # object and the result's do not alias.
-        vars(obj)[self._name] = None if value is None else value.copy()
-
-
-def _copied_on_access(**docs: str) -> Callable[[_Result], _Result]:
-    """Class decorator: each named field of a frozen dataclass is copied on access.
-
-    Applied over ``@dataclass``, so the fields, the generated ``__init__``
-    (with its defaults), ``__eq__`` and ``__repr__`` are unchanged.
-    """
-
-    def decorate(cls: _Result) -> _Result:
-        for name, doc in docs.items():
-            setattr(cls, name, _CopiedOnAccess(name, doc))
-        return cls
-
-    return decorate
-
-
-@_copied_on_access(
+@copied_on_access(
     accuracies="Accuracy of each classifier over all rows (a new Series on each access).",
     posthoc="The pairwise McNemar tests (a new DataFrame on each access).",
 )

@@ -40,9 +40,9 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array
 
 from .._typing import ArrayLike
+from ..results._base import copied_on_access
 from ..utils._random_state import _sklearn_random_state
 from ..utils._validation import _check_aligned_indexes, _check_integer
-from ._cochran import _copied_on_access
 from ._common import (
     IntervalResult,
     TestResult,
@@ -135,7 +135,7 @@ class FTestResult(TestResult):
     method: str
 
 
-@_copied_on_access(posthoc="The pairwise tests, or None (a new DataFrame on each access).")
+@copied_on_access(posthoc="The pairwise tests, or None (a new DataFrame on each access).")
 @dataclass(frozen=True, repr=False)
 class RMAnovaResult(TestResult):
     """Result of :func:`corrected_rm_anova`.

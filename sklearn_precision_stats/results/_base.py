@@ -8,9 +8,9 @@ interval for the compared quantity exists.
 """
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import Any, NamedTuple, NoReturn
+from typing import Any, NamedTuple, NoReturn, TypeVar
 
 import numpy as np
 
@@ -24,6 +24,51 @@ def name_array(names: Any) -> np.ndarray:
     columns) into a 2-D array.
     """
     return np.fromiter(names, dtype=object, count=len(names))
+
+
+_Result = TypeVar("_Result", bound=type)
+
+
+class _CopiedOnAccess:
+    """A frozen result's DataFrame or Series field, a new copy on every access.
+
+    pandas objects cannot be made read-only, so the result keeps its own
+    and hands out copies: editing one changes nothing. As a data
+    descriptor it is found before the instance's ``__dict__``, where the
+    dataclass's ``__init__`` (through :meth:`__set__`), pickle and
+    :func:`copy.deepcopy` store the value under the field's own name.
+    """
+
+    def __init__(self, name: str, doc: str) -> None:
+        self._name = name
+        self.__doc__ = doc
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = vars(obj)[self._name]
+        return None if value is None else value.copy()
+
+    def __set__(self, obj: object, value: Any) -> None:
+        # Reached only from __init__: the frozen dataclass's __setattr__
+        # raises on any later assignment. A copy, so that the caller's
+        # object and the result's do not alias.
+        vars(obj)[self._name] = None if value is None else value.copy()
+
+
+def copied_on_access(**docs: str) -> Callable[[_Result], _Result]:
+    """Class decorator: each named field of a frozen dataclass is copied on access.
+
+    Applied over ``@dataclass``, so the fields, the generated ``__init__``
+    (with its defaults), ``__eq__`` and ``__repr__`` are unchanged.
+    """
+
+    def decorate(cls: _Result) -> _Result:
+        for name, doc in docs.items():
+            setattr(cls, name, _CopiedOnAccess(name, doc))
+        return cls
+
+    return decorate
 
 
 class ConfidenceInterval(NamedTuple):

@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..classic._common import _warn_undefined
-from ..results._base import TestResult
+from ..results._base import TestResult, copied_on_access
 from ..utils._sklearn_compat import validate_params
 
 __all__ = ["FriedmanResult", "friedman_test"]
@@ -103,6 +103,10 @@ def _friedman_statistics(ranks, tie_correction=True):
     return chi2, f_stat
 
 
+@copied_on_access(
+    average_ranks="Average rank of each classifier (a new Series on each access).",
+    ranks="Rank of each classifier on each data set (a new DataFrame on each access).",
+)
 @dataclass(frozen=True, repr=False)
 class FriedmanResult(TestResult):
     """Result of :func:`friedman_test`.

@@ -22,7 +22,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from ..results._base import TestResult
+from ..results._base import TestResult, copied_on_access
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ._friedman import FriedmanResult, _check_scores_table, friedman_test
 
@@ -136,6 +136,12 @@ def _groups_not_differing(order, rejected):
     return groups
 
 
+@copied_on_access(
+    statistic="Pairwise statistics (a new DataFrame on each access).",
+    pvalue="Adjusted pairwise p-values (a new DataFrame on each access).",
+    average_ranks="Average rank of each classifier (a new Series on each access).",
+    unadjusted_pvalue="Unadjusted pairwise p-values (a new DataFrame on each access).",
+)
 @dataclass(frozen=True, repr=False)
 class PosthocResult(TestResult):
     """Result of :func:`posthoc_test`.
