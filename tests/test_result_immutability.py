@@ -18,6 +18,7 @@ from sklearn_precision_stats import (
     CochranQResult,
     MetricComparison,
     RMAnovaResult,
+    bayesian_signed_rank_test,
     cochrans_q_test,
     compare_average_precision,
     compare_metric,
@@ -300,3 +301,18 @@ def test_several_datasets_frames_cannot_be_edited(make, attributes):
     # Unpacking like a tuple hands out copies too.
     statistic, _ = result
     assert statistic is not result.statistic or np.isscalar(statistic)
+
+
+# Bayesian results -------------------------------------------------------------
+
+
+def test_bayesian_posterior_draws_are_read_only():
+    rng = np.random.default_rng(5)
+    x = rng.normal(0.8, 0.02, 20)
+    y = x + rng.normal(0.01, 0.01, 20)
+    result = bayesian_signed_rank_test(x, y, rope=0.01, random_state=0)
+    expected = result.samples.copy()
+    for copied in (result, copy.deepcopy(result), pickle.loads(pickle.dumps(result))):
+        with pytest.raises(ValueError, match="read-only"):
+            copied.samples[0, 0] = 5.0
+        np.testing.assert_array_equal(copied.samples, expected)

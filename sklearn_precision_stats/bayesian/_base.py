@@ -10,7 +10,7 @@ above ``rope``, and the fourth ``rope``. It unpacks as ``p_left, p_rope,
 p_right = result``, like the tuple returned by baycomp.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -42,6 +42,21 @@ class BayesianResult:
     p_rope: float
     p_right: float
     rope: float
+
+    def __post_init__(self):
+        # The posterior draws are read-only views: the result stays as
+        # computed, and the arrays it was given are left as they were.
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, np.ndarray):
+                view = value.view()
+                view.flags.writeable = False
+                object.__setattr__(self, f.name, view)
+
+    def __setstate__(self, state):
+        # Pickle and copy.deepcopy rebuild the arrays writeable.
+        self.__dict__.update(state)
+        self.__post_init__()
 
     def __iter__(self):
         return iter((self.p_left, self.p_rope, self.p_right))
