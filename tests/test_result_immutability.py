@@ -25,6 +25,7 @@ from sklearn_precision_stats import (
     corrected_rm_anova,
     friedman_test,
     posthoc_test,
+    relative_predictive_values,
 )
 
 CLONES = pytest.mark.parametrize(
@@ -316,3 +317,12 @@ def test_bayesian_posterior_draws_are_read_only():
         with pytest.raises(ValueError, match="read-only"):
             copied.samples[0, 0] = 5.0
         np.testing.assert_array_equal(copied.samples, expected)
+
+
+def test_diagnostic_results_stay_read_only_after_pickle_and_deepcopy():
+    y, preds = _labels(300, 2, seed=6)
+    result = relative_predictive_values(y, {"a": preds["a"], "b": preds["b"]})
+    for copied in (copy.deepcopy(result), pickle.loads(pickle.dumps(result))):
+        arrays = [v for v in vars(copied).values() if isinstance(v, np.ndarray)]
+        assert arrays
+        assert not any(a.flags.writeable for a in arrays)

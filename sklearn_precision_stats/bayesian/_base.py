@@ -10,11 +10,11 @@ above ``rope``, and the fourth ``rope``. It unpacks as ``p_left, p_rope,
 p_right = result``, like the tuple returned by baycomp.
 """
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..results._base import TestResult
+from ..results._base import FrozenArrays, TestResult
 
 __all__ = []
 
@@ -32,7 +32,7 @@ def _most_probable_region(samples):
 
 
 @dataclass(frozen=True, repr=False)
-class BayesianResult:
+class BayesianResult(FrozenArrays):
     """Base class: posterior probabilities of the three regions, then details.
 
     Each subclass documents what its probabilities are of.
@@ -42,21 +42,6 @@ class BayesianResult:
     p_rope: float
     p_right: float
     rope: float
-
-    def __post_init__(self):
-        # The posterior draws are read-only views: the result stays as
-        # computed, and the arrays it was given are left as they were.
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, np.ndarray):
-                view = value.view()
-                view.flags.writeable = False
-                object.__setattr__(self, f.name, view)
-
-    def __setstate__(self, state):
-        # Pickle and copy.deepcopy rebuild the arrays writeable.
-        self.__dict__.update(state)
-        self.__post_init__()
 
     def __iter__(self):
         return iter((self.p_left, self.p_rope, self.p_right))

@@ -2,7 +2,6 @@
 
 import math
 import warnings
-from dataclasses import fields
 from typing import ClassVar
 
 import numpy as np
@@ -10,26 +9,14 @@ import pandas as pd
 from scipy import stats
 
 from ..exceptions import UndefinedStatisticWarning
-from ..results._base import ConfidenceInterval, _check_confidence_level, name_array
+from ..results._base import (
+    ConfidenceInterval,
+    FrozenArrays,
+    _check_confidence_level,
+    name_array,
+)
 
 __all__ = []
-
-
-def freeze(result):
-    """Make every ndarray field of a frozen dataclass read-only."""
-    for f in fields(result):
-        value = getattr(result, f.name)
-        if isinstance(value, np.ndarray):
-            value = value.copy()
-            value.flags.writeable = False
-            object.__setattr__(result, f.name, value)
-
-
-class FrozenArrays:
-    """Mixin of the frozen result dataclasses: their ndarray fields are read-only."""
-
-    def __post_init__(self):
-        freeze(self)
 
 
 class ReferenceComparisonMixin(FrozenArrays):

@@ -26,6 +26,28 @@ def name_array(names: Any) -> np.ndarray:
     return np.fromiter(names, dtype=object, count=len(names))
 
 
+def freeze(result: Any) -> None:
+    """Make every ndarray field of a frozen dataclass a read-only copy."""
+    for f in fields(result):
+        value = getattr(result, f.name)
+        if isinstance(value, np.ndarray):
+            value = value.copy()
+            value.flags.writeable = False
+            object.__setattr__(result, f.name, value)
+
+
+class FrozenArrays:
+    """Mixin of the frozen result dataclasses: their ndarray fields are read-only."""
+
+    def __post_init__(self) -> None:
+        freeze(self)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Pickle and copy.deepcopy rebuild the arrays writeable.
+        self.__dict__.update(state)
+        freeze(self)
+
+
 _Result = TypeVar("_Result", bound=type)
 
 
