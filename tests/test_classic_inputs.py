@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import stats
 from statsmodels.stats.contingency_tables import cochrans_q
 
 from sklearn_precision_stats import (
@@ -12,6 +13,7 @@ from sklearn_precision_stats import (
     corrected_resampled_ttest,
     corrected_rm_anova,
     hanley_mcneil_se,
+    mcnemar_test,
     paired_ttest_kfold_cv,
     paired_ttest_resampled,
 )
@@ -148,3 +150,21 @@ def test_rm_anova_names_the_missing_score(bad):
         ValueError, match="scores contains NaN or infinity .first at split 3, model 2"
     ):
         corrected_rm_anova(scores, n_train=90, n_test=10)
+
+
+@pytest.mark.parametrize(
+    "y_true, y_pred_a, y_pred_b",
+    [([1], [1], [0]), ([1, 0, 1], [1, 0, 1], [0, 1, 0])],
+)
+def test_mcnemar_interval_is_nan_when_every_row_differs_the_same_way(y_true, y_pred_a, y_pred_b):
+    # The Wald interval of the accuracy difference would be [1, 1]: its
+    # standard error is 0. The test itself stays defined (exact p-value),
+    # without a warning; asking for the interval gives NaN and one warning.
+    result, caught = _caught(mcnemar_test, y_true, y_pred_a, y_pred_b)
+    assert not caught
+    expected = stats.binomtest(0, len(y_true), 0.5).pvalue
+    assert result.pvalue == pytest.approx(expected, rel=1e-12)
+    with pytest.warns(UndefinedStatisticWarning, match="standard error is 0") as warned:
+        interval = result.confidence_interval()
+    assert len(warned) == 1 and warned[0].filename == __file__
+    assert np.isnan(interval).all()

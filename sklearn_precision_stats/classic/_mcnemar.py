@@ -64,7 +64,8 @@ class McNemarResult(IntervalResult):
     standard_error : float
         Standard error of ``accuracy_a - accuracy_b`` (clustered by record
         when ``groups`` was given); ``confidence_interval()`` is the Wald
-        interval for ``accuracy_a - accuracy_b`` with it.
+        interval for ``accuracy_a - accuracy_b`` with it, NaN with a warning
+        when it is 0 (every record differs the same way).
     """
 
     statistic: float
@@ -87,6 +88,16 @@ class McNemarResult(IntervalResult):
         # Wald interval with the paired (record-clustered) sandwich SE,
         # whatever method gave the p-value; undefined when the test is.
         se = self.standard_error if math.isfinite(self.statistic) else math.nan
+        if se == 0:
+            # Every record differs the same way: the interval would collapse
+            # onto the difference. The test itself is defined.
+            _warn_undefined(
+                "The confidence interval of the accuracy difference",
+                "the difference is the same on every record (e.g. every row "
+                "favours the same classifier), so its standard error is 0",
+                stacklevel=5,  # the caller of confidence_interval()
+            )
+            se = math.nan
         return self.difference, se, "two-sided", stats.norm
 
 
