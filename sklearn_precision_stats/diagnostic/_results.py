@@ -72,8 +72,7 @@ def long_table(classes, classifiers, reference, measures, columns):
         "classifier": np.tile(np.repeat(name_array(classifiers), n_measures), n_classes),
     }
     if reference is not None:
-        data["reference"] = np.empty(n_classes * n_clf * n_measures, dtype=object)
-        data["reference"].fill(reference)  # a tuple name stays one value
+        data["reference"] = name_array([reference] * (n_classes * n_clf * n_measures))
     if measures is not None:
         data["measure"] = np.tile(np.asarray(measures, dtype=object), n_classes * n_clf)
     for name, values in columns.items():

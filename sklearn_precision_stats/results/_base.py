@@ -10,6 +10,7 @@ interval for the compared quantity exists.
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
+from types import MappingProxyType
 from typing import Any, NamedTuple, NoReturn, TypeVar
 
 import numpy as np
@@ -26,14 +27,24 @@ def name_array(names: Any) -> np.ndarray:
     return np.fromiter(names, dtype=object, count=len(names))
 
 
+def read_only(array: Any, dtype: Any = None) -> np.ndarray:
+    """A read-only copy of `array`."""
+    out = np.array(array, dtype=dtype, copy=True)
+    out.flags.writeable = False
+    return out
+
+
+def read_only_mapping(arrays: Mapping[str, Any]) -> Mapping[str, np.ndarray]:
+    """A read-only view of a new dict of read-only copies of `arrays`."""
+    return MappingProxyType({name: read_only(value) for name, value in arrays.items()})
+
+
 def freeze(result: Any) -> None:
     """Make every ndarray field of a frozen dataclass a read-only copy."""
     for f in fields(result):
         value = getattr(result, f.name)
         if isinstance(value, np.ndarray):
-            value = value.copy()
-            value.flags.writeable = False
-            object.__setattr__(result, f.name, value)
+            object.__setattr__(result, f.name, read_only(value))
 
 
 class FrozenArrays:
@@ -196,9 +207,29 @@ class _FrozenComparison:
     reference: str
     confidence_level: float
 
+    # Attributes held as read-only mappings of read-only arrays (or None).
+    _ARRAY_MAPPINGS: tuple[str, ...] = ()
+
     def _freeze(self, values: Mapping[str, Any]) -> None:
         for name, value in values.items():
             object.__setattr__(self, name, value)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # MappingProxyType does not pickle: hand pickle and copy.deepcopy
+        # plain dicts, made read-only again by __setstate__.
+        state = dict(vars(self))
+        for key in self._ARRAY_MAPPINGS:
+            if state[key] is not None:
+                state[key] = dict(state[key])
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickle and copy.deepcopy also rebuild NumPy arrays writeable.
+        state = dict(state, classes=read_only(state["classes"]))
+        for key in self._ARRAY_MAPPINGS:
+            if state[key] is not None:
+                state[key] = read_only_mapping(state[key])
+        self._freeze(state)
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError(

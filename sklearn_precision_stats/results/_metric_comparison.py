@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import stats
 
-from ._base import _check_confidence_level, _FrozenComparison, name_array
+from ._base import (
+    _check_confidence_level,
+    _FrozenComparison,
+    name_array,
+    read_only,
+    read_only_mapping,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,22 +36,10 @@ _OMNIBUS_COLUMNS = ("df", "wald_stat", "wald_pvalue")
 
 
 def _read_only(array: Any, ndim: int | None = None, dtype: Any = float) -> np.ndarray:
-    out = np.array(array, dtype=dtype, copy=True)
+    out = read_only(array, dtype)
     if ndim is not None and out.ndim != ndim:
         raise ValueError(f"expected an array of {ndim} dimensions, got shape {out.shape}.")
-    out.flags.writeable = False
     return out
-
-
-def _read_only_mapping(arrays: Mapping[str, Any] | None) -> Mapping[str, np.ndarray] | None:
-    """A read-only view of a new dict of read-only arrays (None stays None)."""
-    if arrays is None:
-        return None
-    return MappingProxyType({name: _read_only(value) for name, value in arrays.items()})
-
-
-# The attributes held as read-only mappings of read-only arrays.
-_MAPPINGS = ("replicates", "curves", "_arrays", "_omnibus")
 
 
 class MetricComparison(_FrozenComparison):
@@ -171,6 +165,8 @@ class MetricComparison(_FrozenComparison):
     _extra_names: tuple[str, ...]
     _omnibus: Mapping[str, np.ndarray] | None
 
+    _ARRAY_MAPPINGS = ("replicates", "curves", "_arrays", "_omnibus")
+
     def __init__(
         self,
         *,
@@ -263,31 +259,12 @@ class MetricComparison(_FrozenComparison):
             "replicates": None if reps is None else MappingProxyType(reps),
             "curves": None
             if curves is None
-            else _read_only_mapping({str(k): v for k, v in curves.items() if v is not None}),
+            else read_only_mapping({str(k): v for k, v in curves.items() if v is not None}),
             "_arrays": MappingProxyType(arrays),
             "_extra_names": tuple(extras),
             "_omnibus": None if omni is None else MappingProxyType(omni),
         }
         self._freeze(values)
-
-    def __getstate__(self) -> dict[str, Any]:
-        # MappingProxyType does not pickle: hand pickle and copy.deepcopy
-        # plain dicts, made read-only again by __setstate__.
-        state = dict(vars(self))
-        for key in _MAPPINGS:
-            if state[key] is not None:
-                state[key] = dict(state[key])
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        # pickle and copy.deepcopy also rebuild NumPy arrays writeable.
-        state = dict(state)
-        classes = np.array(state["classes"], copy=True)
-        classes.flags.writeable = False
-        state["classes"] = classes
-        for key in _MAPPINGS:
-            state[key] = _read_only_mapping(state[key])
-        self._freeze(state)
 
     # Tables ---------------------------------------------------------------
 

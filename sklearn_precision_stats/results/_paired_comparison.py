@@ -11,7 +11,7 @@ import numpy as np
 
 from ..engine._marginal_model import add_intervals, normal_two_sided_pvalue
 from ..engine._pipeline import ComparisonData
-from ._base import _FrozenComparison, name_array
+from ._base import _FrozenComparison, name_array, read_only, read_only_mapping
 from ._registry import OMNIBUS_COLUMNS, TESTS, table_columns
 
 if TYPE_CHECKING:  # imported by the methods that need them
@@ -23,12 +23,6 @@ if TYPE_CHECKING:  # imported by the methods that need them
     from ..across_classes._global_null import GlobalTestResult
 
 __all__ = ["PairedComparison"]
-
-
-def _read_only(array):
-    array = np.array(array, copy=True)
-    array.flags.writeable = False
-    return array
 
 
 class PairedComparison(_FrozenComparison):
@@ -93,10 +87,12 @@ class PairedComparison(_FrozenComparison):
     n_rows: int
     n_records: int
     cov_type: str
-    _statistics: dict[str, np.ndarray]
-    _omnibus: dict[str, np.ndarray]
+    _statistics: Mapping[str, np.ndarray]
+    _omnibus: Mapping[str, np.ndarray]
     _role: Any
     _data: ComparisonData | None
+
+    _ARRAY_MAPPINGS = ("_statistics", "_omnibus")
 
     def __init__(
         self,
@@ -114,9 +110,9 @@ class PairedComparison(_FrozenComparison):
         data: ComparisonData | None = None,
     ) -> None:
         fields = {
-            "_statistics": {k: _read_only(v) for k, v in statistics.items()},
-            "_omnibus": {k: _read_only(v) for k, v in omnibus.items()},
-            "classes": _read_only(classes),
+            "_statistics": read_only_mapping(statistics),
+            "_omnibus": read_only_mapping(omnibus),
+            "classes": read_only(classes),
             "classifiers": tuple(classifiers),
             "reference": classifiers[0],
             "metric": role.metric,
@@ -129,14 +125,6 @@ class PairedComparison(_FrozenComparison):
             "_data": data,
         }
         self._freeze(fields)
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        # pickle and copy.deepcopy rebuild NumPy arrays writeable.
-        state = dict(state)
-        state["classes"] = _read_only(state["classes"])
-        for key in ("_statistics", "_omnibus"):
-            state[key] = {k: _read_only(v) for k, v in state[key].items()}
-        self._freeze(state)
 
     # Tables ---------------------------------------------------------------
 
@@ -168,12 +156,10 @@ class PairedComparison(_FrozenComparison):
             f"{metric}_reference_ci_low": "value_reference_ci_low",
             f"{metric}_reference_ci_high": "value_reference_ci_high",
         }
-        reference = np.empty(n_classes * n_others, dtype=object)
-        reference.fill(self.reference)
         columns = {
             "class": np.repeat(self._class_column(), n_others),
             "classifier": np.tile(name_array(self.classifiers[1:]), n_classes),
-            "reference": reference,
+            "reference": name_array([self.reference] * (n_classes * n_others)),
         }
         for col in table_columns(metric)[3:]:
             values = np.asarray(stats[source.get(col, col)]).reshape(-1)
