@@ -22,7 +22,7 @@ from scipy import stats
 from ..exceptions import UndefinedStatisticWarning
 from ..results._base import copied_on_access
 from ..utils._validation import _check_groups, _check_predictions
-from ._common import TestResult, _warn_undefined
+from ._common import TestResult, _posthoc_pairs, _warn_undefined
 from ._mcnemar import _METHODS as _MCNEMAR_METHODS
 from ._mcnemar import mcnemar_test
 
@@ -270,12 +270,9 @@ def cochrans_q_test(
     messages = dict.fromkeys((w.category, str(w.message)) for w in caught)
     if math.isnan(statistic):
         # One warning for the omnibus test and the pairs it leaves undefined.
-        undefined = [f"{names[i]!r}-{names[j]!r}" for i, j, res in pairs if math.isnan(res.pvalue)]
+        undefined = [(names[i], names[j]) for i, j, res in pairs if math.isnan(res.pvalue)]
         if undefined:
-            reason += (
-                f"; so is McNemar's test of the pair{'s' if len(undefined) > 1 else ''} "
-                f"{', '.join(undefined)} in posthoc"
-            )
+            reason += "; so is " + _posthoc_pairs("McNemar's test", undefined)
             messages = {m: None for m in messages if m[0] is not UndefinedStatisticWarning}
         _warn_undefined("Cochran's Q test", reason)
         pvalue = math.nan

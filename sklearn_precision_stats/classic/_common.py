@@ -41,6 +41,12 @@ def _pvalue(statistic, alternative, distribution):
     return float(min(1.0, 2.0 * distribution.sf(abs(statistic))))
 
 
+def _posthoc_pairs(test, pairs):
+    """``"<test> of the pair(s) 'a'-'b', ... in posthoc"``: the undefined pairwise tests."""
+    listed = ", ".join(f"{a!r}-{b!r}" for a, b in pairs)
+    return f"{test} of the pair{'s' if len(pairs) > 1 else ''} {listed} in posthoc"
+
+
 def _warn_undefined(what, reason, stacklevel=3):
     """Warn that `what` is NaN because of `reason`, pointing `stacklevel` frames up."""
     warnings.warn(

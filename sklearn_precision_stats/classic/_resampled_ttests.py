@@ -47,6 +47,7 @@ from ._common import (
     IntervalResult,
     TestResult,
     _check_alternative,
+    _posthoc_pairs,
     _pvalue,
     _score_array,
     _warn_undefined,
@@ -1060,7 +1061,7 @@ def corrected_rm_anova(
         []
         if table is None or posthoc is not True
         else [
-            f"{a!r}-{b!r}"
+            (a, b)
             for a, b, p in zip(
                 table["model_a"].tolist(),
                 table["model_b"].tolist(),
@@ -1070,10 +1071,7 @@ def corrected_rm_anova(
             if math.isnan(p)
         ]
     )
-    pairs = (
-        f"the corrected resampled t test of the pair{'s' if len(undefined) > 1 else ''} "
-        f"{', '.join(undefined)} in posthoc"
-    )
+    pairs = _posthoc_pairs("the corrected resampled t test", undefined)
     grand = scores.mean()
     ss_models = n_iter * np.sum((scores.mean(axis=0) - grand) ** 2)
     ss_splits = n_models * np.sum((scores.mean(axis=1) - grand) ** 2)
