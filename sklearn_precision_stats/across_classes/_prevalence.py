@@ -21,6 +21,7 @@ from scipy import stats
 from ..engine._counts import FN, FP, TP
 from ..engine._units import ROWS, group_sums, key_groups, resampled_group_sums
 from ..exceptions import UndefinedStatisticWarning
+from ..results._base import name_array
 from ..utils._random_state import check_random_state_any
 from ._global_null import _check_data, _check_n_resamples, resampled_sums, unit_matrix
 
@@ -131,7 +132,7 @@ def at_prevalence(
     frame = pd.DataFrame(
         {
             "class": np.repeat(np.asarray(chosen, dtype=object), n_clf),
-            "classifier": np.tile(np.fromiter(names, dtype=object, count=len(names)), n_classes),
+            "classifier": np.tile(name_array(names), n_classes),
             "prevalence": np.repeat(pi, n_clf),
             metric: observed.ravel(),
             f"{metric}_at_prevalence": updated.ravel(),
