@@ -7,6 +7,7 @@ with exactly one UndefinedStatisticWarning and no other warning.
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn import metrics as skm
 
@@ -198,3 +199,14 @@ def test_callable_gradient_at_a_rare_cell():
 
     expected = np.sqrt(np.sum((influence(b) - influence(a)) ** 2)) / n
     assert row["diff_se"] == pytest.approx(expected, rel=1e-8)
+
+
+def test_groups_indexed_unlike_the_predictions_is_an_error():
+    # y_true has no index; groups and the predictions do, differently: their
+    # rows would be paired by position with other records.
+    y, a, b = _data()
+    index = pd.RangeIndex(len(y))
+    preds = {"a": pd.Series(a, index=index), "b": pd.Series(b, index=index)}
+    groups = pd.Series(np.arange(len(y)) // 2, index=index[::-1])
+    with pytest.raises(ValueError, match=r"groups and y_preds\['a'\] are pandas objects"):
+        compare_metric(y, preds, metric="f1", groups=groups)

@@ -266,8 +266,9 @@ def compare_metric(
         by_label = average is None and method == "delta"
         units = tabulate_multilabel(y, preds, groups, by_label)
     else:
-        _check_aligned_indexes(y_true=y_true, groups=groups)
-        y, names, preds = _check_predictions(y_true, y_preds, reference, for_encoder=True)
+        y, names, preds = _check_predictions(
+            y_true, y_preds, reference, for_encoder=True, groups=groups
+        )
         groups = _check_groups(groups, y.shape[0])
         units = tabulate(y, preds, groups)
     rng = check_random_state_any(random_state) if method == "bootstrap" else None

@@ -25,10 +25,8 @@ from ..metrics._multilabel import compare_multilabel, is_indicator_matrix
 from ..results._paired_comparison import PairedComparison
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._validation import (
-    _check_aligned_indexes,
     _check_groups,
     _check_predictions,
-    _prediction_pairs,
 )
 
 __all__ = [
@@ -487,14 +485,11 @@ def _compare(
             stacklevel=stacklevel,
             cov_type=cov_type,
         )
-    _check_aligned_indexes(y_true=y_true, groups=groups)
     # The engine's label encoder finds missing labels among objects and
     # reads pandas categoricals and string arrays without Python objects.
-    y_true, names, preds = _check_predictions(y_true, y_preds, reference, for_encoder=True)
-    if groups is not None:
-        # The predictions were checked against y_true, which may have no index.
-        pairs = _prediction_pairs(y_preds)
-        _check_aligned_indexes(groups=groups, **{f"y_preds[{n!r}]": p for n, p in pairs})
+    y_true, names, preds = _check_predictions(
+        y_true, y_preds, reference, for_encoder=True, groups=groups
+    )
     groups = _check_groups(groups, y_true.shape[0])
     data = prepare_comparison(
         y_true,

@@ -213,10 +213,12 @@ def _check_named(items, name, fix):
     return items
 
 
-def _check_predictions(y_true, y_preds, reference, for_encoder=False):
+def _check_predictions(y_true, y_preds, reference, for_encoder=False, groups=None):
     """Validate `y_true` and the mapping of classifier name -> predictions.
 
-    `for_encoder`: see :func:`_as_label_array`.
+    `for_encoder`: see :func:`_as_label_array`. `groups` (checked by
+    :func:`_check_groups`) is only checked here for an index that pairs it
+    with other rows than `y_true` and the predictions.
 
     Returns
     -------
@@ -232,7 +234,9 @@ def _check_predictions(y_true, y_preds, reference, for_encoder=False):
         _prediction_pairs(y_preds), "y_preds", "add the predictions of a reference classifier"
     )
     names = [name for name, _ in items]
-    _check_aligned_indexes(y_true=raw_y_true, **{f"y_preds[{n!r}]": p for n, p in items})
+    _check_aligned_indexes(
+        y_true=raw_y_true, groups=groups, **{f"y_preds[{n!r}]": p for n, p in items}
+    )
     if y_true.shape[0] == 0:
         raise ValueError("y_true is empty; at least one row is needed.")
     preds = []
