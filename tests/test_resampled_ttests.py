@@ -282,6 +282,123 @@ def test_wilcoxon_matches_scipy():
     assert res.n_iter == 30
 
 
+# ------------------------------------------------ scale invariance
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 1000), min_size=4, max_size=30),
+    st.integers(0, 2**32 - 1),
+    st.integers(-1000, 1000),
+    st.booleans(),
+)
+def test_t_tests_on_scores_are_scale_invariant(scores_a, seed, exponent, opposite):
+    """t and signed-rank statistics are unchanged when every score is rescaled.
+
+    Scores in [0, 1] are multiplied by ``2**exponent``, from about 1e-301
+    to 1e301 (exactly, so the ranks of the differences are those of the
+    unscaled scores). Near 1e300 the squared differences overflow and near
+    1e-300 they underflow; the answer must still be that of scipy on the
+    unscaled scores. ``opposite`` puts the models' scores on opposite
+    signs, so that at the top of the range the differences overflow too.
+    """
+    rng = np.random.default_rng(seed)
+    a = np.array(scores_a) / 1000
+    b = np.clip(a - 0.01 + 0.03 * rng.standard_normal(a.size), 0.0, 1.0)
+    if opposite:
+        b = -b
+    if np.ptp(a - b) < 1e-6:
+        return  # constant differences: undefined, tested elsewhere
+    scale = 2.0**exponent
+    n_iter = a.size
+    ref = stats.ttest_rel(a, b)
+    t_corr = ref.statistic * np.sqrt((1 / n_iter) / (1 / n_iter + 1 / 9))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow, no undefined statistic
+        res = corrected_resampled_ttest(a * scale, b * scale, n_train=90, n_test=10)
+        signed = wilcoxon(a * scale, b * scale)
+    assert res.statistic == pytest.approx(t_corr, rel=1e-9)
+    assert res.pvalue == pytest.approx(2 * stats.t.sf(abs(t_corr), n_iter - 1), rel=1e-9)
+    assert res.difference == pytest.approx(np.mean(a - b) * scale, rel=1e-9)
+    ci = res.confidence_interval()
+    assert ci.low < res.difference < ci.high
+    assert signed.pvalue == pytest.approx(stats.wilcoxon(a, b).pvalue, rel=1e-9)
+    if n_iter % 2 == 0:
+        kfold = corrected_repeated_kfold_ttest(a * scale, b * scale, n_splits=2)
+        t_kfold = ref.statistic * np.sqrt((1 / n_iter) / (1 / n_iter + 1))
+        assert kfold.statistic == pytest.approx(t_kfold, rel=1e-9)
+
+
+def test_t_test_at_the_float_limit_matches_ttest_1samp():
+    # Scores of 1e308 and -1e308: t and p are those of the unscaled differences.
+    rng = np.random.default_rng(5)
+    a, b = 0.5 + 0.4 * rng.random(12), 0.5 + 0.4 * rng.random(12)
+    ref = stats.ttest_1samp(a + b, 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = corrected_repeated_kfold_ttest(a * 1e308, -b * 1e308, n_splits=3)
+    t = ref.statistic * np.sqrt((1 / 12) / (1 / 12 + 1 / 2))
+    assert res.statistic == pytest.approx(t, rel=1e-12)
+    assert res.pvalue == pytest.approx(2 * stats.t.sf(t, 11), rel=1e-10)
+    # Differences at or beyond the float range; their mean is within it.
+    assert res.difference == pytest.approx(np.mean(a + b) * 1e308, rel=1e-12)
+
+
+def test_rm_anova_is_scale_invariant():
+    rng = np.random.default_rng(4)
+    scores = 0.8 + 0.02 * rng.standard_normal((15, 3)) + [0.0, 0.01, 0.02]
+    ref = corrected_rm_anova(scores, n_train=80, n_test=20, posthoc=True)
+    for scale in (1e300, 1e-300):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            res = corrected_rm_anova(scores * scale, n_train=80, n_test=20, posthoc=True)
+        assert res.statistic == pytest.approx(ref.statistic, rel=1e-9)
+        assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-9)
+        np.testing.assert_allclose(res.posthoc["pvalue"], ref.posthoc["pvalue"], rtol=1e-9)
+        np.testing.assert_allclose(
+            res.posthoc["difference"], ref.posthoc["difference"] * scale, rtol=1e-9
+        )
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+def test_refitting_tests_are_scale_invariant_against_mlxtend(data, scale):
+    """A scorer that multiplies accuracy by 1e300 (or 1e-300) changes nothing.
+
+    mlxtend runs on the plain accuracy, on the same splits.
+    """
+    X, y = data
+
+    def accuracy(estimator, X, y):
+        return float(np.mean(estimator.predict(X) == y))
+
+    def scaled(estimator, X, y):
+        return scale * accuracy(estimator, X, y)
+
+    splits = mlxtend_5x2_splits(len(y), 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        t5 = paired_ttest_5x2cv(*estimators(), X, y, scoring=scaled, cv=splits)
+        f5 = combined_ftest_5x2cv(*estimators(), X, y, scoring=scaled, cv=splits)
+        kfold = paired_ttest_kfold_cv(*estimators(), X, y, scoring=scaled, cv=KFold(10))
+        resampled = paired_ttest_resampled(
+            *estimators(), X, y, scoring=scaled, cv=mlxtend_splits(len(y), 0, 15, 0.3)
+        )
+    references = [
+        (t5, mlx_paired_ttest_5x2cv(*estimators(), X, y, scoring=accuracy, random_seed=1)),
+        (f5, mlx_combined_ftest_5x2cv(*estimators(), X, y, scoring=accuracy, random_seed=1)),
+        (kfold, mlx_paired_ttest_kfold_cv(*estimators(), X, y, scoring=accuracy, shuffle=False)),
+        (
+            resampled,
+            mlx_paired_ttest_resampled(
+                *estimators(), X, y, scoring=accuracy, num_rounds=15, test_size=0.3, random_seed=0
+            ),
+        ),
+    ]
+    for res, (statistic, pvalue) in references:
+        assert res.statistic == pytest.approx(statistic, rel=1e-9)
+        assert res.pvalue == pytest.approx(pvalue, rel=1e-9)
+
+
 # ---------------------------------------------------------- validity
 
 

@@ -38,7 +38,8 @@ def _pvalue(statistic, alternative, distribution):
         return float(distribution.sf(statistic))
     if alternative == "less":
         return float(distribution.cdf(statistic))
-    return float(min(1.0, 2.0 * distribution.sf(abs(statistic))))
+    # np.minimum, not min(): a NaN statistic gives a NaN p-value, not 1.
+    return float(np.minimum(1.0, 2.0 * distribution.sf(abs(statistic))))
 
 
 def _posthoc_pairs(test, pairs):

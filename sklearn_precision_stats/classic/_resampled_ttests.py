@@ -249,8 +249,27 @@ def _no_variation(spread, scale):
     return not spread > _ROUNDING * scale
 
 
-def _scale(*scores):
-    return max(float(np.max(np.abs(s))) for s in scores)
+def _rescaled(*scores: np.ndarray) -> tuple[list[np.ndarray], float, int]:
+    """The scores divided by the power of two ``2**exponent`` that brings the largest to [1, 2).
+
+    The t and F statistics are ratios that a common rescaling of the scores
+    leaves unchanged, but their squares and sums overflow for scores near
+    1e300 and underflow near 1e-300. Dividing by a power of two is exact,
+    so the statistics equal, bit for bit, those of the unscaled scores
+    wherever those do not overflow or underflow. Returns the rescaled
+    arrays, the largest rescaled magnitude and ``exponent``; estimates in
+    score units are ``np.ldexp(value, exponent)``.
+    """
+    largest = max(float(np.max(np.abs(s))) for s in scores)
+    exponent = int(np.frexp(largest)[1]) - 1
+    rescaled = [np.ldexp(s, -exponent) for s in scores]
+    return rescaled, float(np.ldexp(largest, -exponent)), exponent
+
+
+def _in_score_units(value, exponent):
+    """``value * 2**exponent``: infinite when the true value exceeds the float range."""
+    with np.errstate(over="ignore"):
+        return float(np.ldexp(value, exponent))
 
 
 def _t_test(
@@ -258,6 +277,7 @@ def _t_test(
     standard_error,
     spread,
     scale,
+    exponent,
     df,
     *,
     alternative,
@@ -268,12 +288,14 @@ def _t_test(
 ):
     """The t test of ``difference / standard_error`` with ``df`` degrees of freedom.
 
-    Every t test of this module ends here. ``spread`` is the spread of the
-    score differences behind ``standard_error`` and ``scale`` the largest
-    absolute score: when the differences do not vary beyond rounding, the
-    statistic is NaN with an ``UndefinedStatisticWarning`` giving ``reason``,
-    which points ``stacklevel`` frames above the caller (1: the caller's
-    caller).
+    Every t test of this module ends here, with the scores rescaled by
+    :func:`_rescaled`: ``difference``, ``standard_error``, ``spread`` (the
+    spread of the score differences behind ``standard_error``) and
+    ``scale`` (the largest absolute score) are in units of
+    ``2**exponent``. When the differences do not vary beyond rounding, the
+    statistic is NaN with an ``UndefinedStatisticWarning`` giving
+    ``reason``, which points ``stacklevel`` frames above the caller (1: the
+    caller's caller).
     """
     if _no_variation(spread, scale):
         if warn:
@@ -287,8 +309,8 @@ def _t_test(
         statistic=float(statistic),
         pvalue=float(pvalue),
         df=df,
-        difference=difference,
-        standard_error=standard_error,
+        difference=_in_score_units(difference, exponent),
+        standard_error=_in_score_units(standard_error, exponent),
         alternative=alternative,
         method=method,
     )
@@ -302,6 +324,7 @@ def _paired_t(scores_a, scores_b, ratio, alternative, method, stacklevel, warn=T
     Warnings point ``stacklevel`` frames above the caller; none with
     ``warn=False`` (the caller says it).
     """
+    (scores_a, scores_b), scale, exponent = _rescaled(scores_a, scores_b)
     differences = scores_a - scores_b
     n_iter = differences.shape[0]
     variance = float(differences.var(ddof=1))
@@ -309,7 +332,8 @@ def _paired_t(scores_a, scores_b, ratio, alternative, method, stacklevel, warn=T
         float(differences.mean()),
         math.sqrt(variance * (1.0 / n_iter + ratio)),
         math.sqrt(variance),
-        _scale(scores_a, scores_b),
+        scale,
+        exponent,
         n_iter - 1,
         alternative=alternative,
         method=method,
@@ -328,7 +352,7 @@ _FIVE_BY_TWO_CONSTANT = "the score differences are identical within every replic
 
 
 def _five_by_two_differences(differences):
-    """Reshape the 10 fold differences to (5 replications, 2 folds)."""
+    """Reshape the 10 fold differences to (5 replications, 2 folds), with their spreads."""
     p = differences.reshape(5, 2)
     s2 = ((p - p.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
     return p, s2
@@ -416,7 +440,10 @@ def _refit_scores(
 
 
 def _five_by_two(estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs):
-    """Fold differences ``p`` (5, 2), per-replication variances ``s2``, score scale."""
+    """Fold differences ``p`` (5, 2), per-replication variances ``s2``, score scale.
+
+    All in units of ``2**exponent`` (see :func:`_rescaled`), the last value returned.
+    """
     default_cv = _default_cv(
         RepeatedStratifiedKFold, RepeatedKFold, random_state, n_splits=2, n_repeats=5
     )
@@ -433,7 +460,8 @@ def _five_by_two(estimator_a, estimator_b, X, y, scoring, cv, random_state, grou
         default_cv=default_cv,
         n_expected=10,
     )
-    return (*_five_by_two_differences(scores_a - scores_b), _scale(scores_a, scores_b))
+    (scores_a, scores_b), scale, exponent = _rescaled(scores_a, scores_b)
+    return (*_five_by_two_differences(scores_a - scores_b), scale, exponent)
 
 
 def _refit_paired_t(estimator_a, estimator_b, X, y, *, corrected, alternative, name, **kwargs):
@@ -558,7 +586,7 @@ def paired_ttest_5x2cv(
     True
     """
     _check_alternative(alternative)
-    p, s2, scale = _five_by_two(
+    p, s2, scale, exponent = _five_by_two(
         estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs
     )
     standard_error = math.sqrt(s2.sum() / 5.0)
@@ -567,6 +595,7 @@ def paired_ttest_5x2cv(
         standard_error,
         standard_error,
         scale,
+        exponent,
         5,
         alternative=alternative,
         method="5x2cv paired t",
@@ -635,7 +664,7 @@ def combined_ftest_5x2cv(
     >>> 0 <= res.pvalue <= 1
     True
     """
-    p, s2, scale = _five_by_two(
+    p, s2, scale, _ = _five_by_two(
         estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs
     )
     denominator = 2.0 * s2.sum()
@@ -1072,6 +1101,8 @@ def corrected_rm_anova(
         ]
     )
     pairs = _posthoc_pairs("the corrected resampled t test", undefined)
+    # F is scale free; its sums of squares are not, near 1e300 or 1e-300.
+    (scores,), _, _ = _rescaled(scores)
     grand = scores.mean()
     ss_models = n_iter * np.sum((scores.mean(axis=0) - grand) ** 2)
     ss_splits = n_models * np.sum((scores.mean(axis=1) - grand) ** 2)
@@ -1096,6 +1127,12 @@ def corrected_rm_anova(
         uncorrected_pvalue=float(stats.f.sf(f_stat, *df)),
         posthoc=table,
     )
+
+
+def _mean_difference(scores_a, scores_b):
+    """``mean(scores_a - scores_b)`` without overflow for scores near the float limit."""
+    (scores_a, scores_b), _, exponent = _rescaled(scores_a, scores_b)
+    return _in_score_units(float(np.mean(scores_a - scores_b)), exponent)
 
 
 def _rm_anova_posthoc(scores, names, ratio, posthoc):
@@ -1132,7 +1169,7 @@ def _rm_anova_posthoc(scores, names, ratio, posthoc):
             {
                 "model_a": names[i],
                 "model_b": names[j],
-                "difference": float(np.mean(scores[:, i] - scores[:, j])),
+                "difference": _mean_difference(scores[:, i], scores[:, j]),
                 "statistic": float(statistic),
                 "pvalue": float(pvalue),
             }
@@ -1188,8 +1225,10 @@ def wilcoxon(
     """
     _check_alternative(alternative)
     scores_a, scores_b = _check_paired_scores(scores_a, scores_b)
+    # Ranks are scale free: rescaled scores keep the differences finite.
+    (scores_a, scores_b), _, exponent = _rescaled(scores_a, scores_b)
     differences = scores_a - scores_b
-    median = float(np.median(differences))
+    median = _in_score_units(float(np.median(differences)), exponent)
     if not np.any(differences):
         _warn_undefined("The Wilcoxon signed-rank test", "every score difference is zero")
         return WilcoxonResult(math.nan, math.nan, median, differences.shape[0], alternative)
