@@ -8,6 +8,8 @@ score test derived in the docstring.
 import dataclasses
 import itertools
 import math
+import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -207,6 +209,59 @@ def test_result_conventions_names_and_undefined():
     with pytest.warns(UndefinedStatisticWarning, match="singular"):
         res = cochrans_q_test(y_true, twin, groups=np.arange(80))
     assert math.isnan(res.statistic)
+
+
+def _forbidden_to_the_library(function):
+    """``function``, but an error when this library's own code calls it."""
+
+    def guarded(*args, **kwargs):
+        if sys._getframe(1).f_globals.get("__name__", "").startswith("sklearn_precision_stats"):
+            raise AssertionError(
+                f"warnings.{function.__name__} changes process-wide state; leave it alone"
+            )
+        return function(*args, **kwargs)
+
+    return guarded
+
+
+@pytest.mark.parametrize(
+    "groups, expected",
+    [
+        (None, "McNemar's test of the pair 'a'-'b' in posthoc is undefined (no discordant"),
+        (np.repeat(np.arange(10), 4), "singular (e.g. no disagreement, or two classifiers"),
+    ],
+)
+def test_warnings_without_touching_the_warning_filters(monkeypatch, groups, expected):
+    """Each warning once, without catch_warnings or filter changes.
+
+    catch_warnings swaps the process-wide filters and showwarning, which
+    races with other threads and resets every "once" registry. Classifiers
+    a and b make the same predictions: their McNemar test is undefined,
+    named in the one undefined-statistic warning (with groups, Q is then
+    undefined too, and the warning says both); ten records give one
+    few-records warning, not one per pair.
+    """
+    rng = np.random.default_rng(3)
+    y_true = rng.integers(0, 2, 40)
+    a = np.where(rng.random(40) < 0.9, y_true, 1 - y_true)
+    c = np.where(rng.random(40) < 0.5, y_true, 1 - y_true)
+    # pytest's recorder is a catch_warnings itself, entered before the patch.
+    with (
+        pytest.warns((UndefinedStatisticWarning, UserWarning)) as record,
+        monkeypatch.context() as patch,
+    ):
+        for name in ("catch_warnings", "simplefilter", "filterwarnings", "resetwarnings"):
+            patch.setattr(warnings, name, _forbidden_to_the_library(getattr(warnings, name)))
+        res = cochrans_q_test(y_true, {"a": a, "b": a.copy(), "c": c}, groups=groups)
+    undefined = [str(w.message) for w in record if w.category is UndefinedStatisticWarning]
+    assert len(undefined) == 1, undefined
+    assert expected in undefined[0]
+    assert "'a'-'b'" in undefined[0] and "'a'-'c'" not in undefined[0]
+    assert {w.filename for w in record} == {__file__}
+    few = [w for w in record if w.category is UserWarning]
+    assert len(few) == (0 if groups is None else 1)
+    assert math.isfinite(res.statistic) == (groups is None)
+    assert res.posthoc["pvalue"].isna().tolist() == [True, False, False]
 
 
 def test_input_errors():

@@ -19,12 +19,11 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from ..exceptions import UndefinedStatisticWarning
 from ..results._base import copied_on_access
 from ..utils._validation import _check_groups, _check_predictions
 from ._common import TestResult, _posthoc_pairs, _warn_undefined
 from ._mcnemar import _METHODS as _MCNEMAR_METHODS
-from ._mcnemar import mcnemar_test
+from ._mcnemar import _mcnemar
 
 __all__ = ["CochranQResult", "cochrans_q_test"]
 
@@ -261,26 +260,31 @@ def cochrans_q_test(
         )
     df = c - 1
     rows = []
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        pairs = [
-            (i, j, mcnemar_test(y_true, preds[i], preds[j], method=mcnemar_method, groups=groups))
-            for i, j in combinations(range(c), 2)
-        ]
-    messages = dict.fromkeys((w.category, str(w.message)) for w in caught)
+    # The pairs' warnings are gathered here and said once each, at the
+    # caller's line; no warnings.catch_warnings, which is process-wide state.
+    pairs = []
+    few_clusters: dict[str, None] = {}  # an ordered set of messages
+    undefined: dict[tuple[str, str], list[tuple[object, object]]] = {}
+    for i, j in combinations(range(c), 2):
+        res, few, why = _mcnemar(y_true, preds[i], preds[j], mcnemar_method, groups)
+        pairs.append((i, j, res))
+        if few is not None:
+            few_clusters[few] = None
+        if why is not None:
+            undefined.setdefault(why, []).append((names[i], names[j]))
     if math.isnan(statistic):
         # One warning for the omnibus test and the pairs it leaves undefined.
-        undefined = [(names[i], names[j]) for i, j, res in pairs if math.isnan(res.pvalue)]
-        if undefined:
-            reason += "; so is " + _posthoc_pairs("McNemar's test", undefined)
-            messages = {m: None for m in messages if m[0] is not UndefinedStatisticWarning}
+        listed = [(names[i], names[j]) for i, j, res in pairs if math.isnan(res.pvalue)]
+        if listed:
+            reason += "; so is " + _posthoc_pairs("McNemar's test", listed)
         _warn_undefined("Cochran's Q test", reason)
         pvalue = math.nan
     else:
         pvalue = float(stats.chi2.sf(statistic, df))
-    # The same warning for every pair (e.g. too few records) is said once.
-    for category, message in messages:
-        warnings.warn(message, category, stacklevel=2)
+        for (what, why), listed in undefined.items():
+            _warn_undefined(_posthoc_pairs(what, listed), why)
+    for message in few_clusters:
+        warnings.warn(message, UserWarning, stacklevel=2)
     for i, j, res in pairs:
         rows.append(
             {

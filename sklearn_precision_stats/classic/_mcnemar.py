@@ -392,6 +392,23 @@ def mcnemar_test(
     >>> res.n_a_only, res.n_b_only, f"{res.pvalue:.5f}"
     (5, 0, '0.03125')
     """
+    result, few_clusters, undefined = _mcnemar(y_true, y_pred_a, y_pred_b, method, groups)
+    if few_clusters is not None:
+        warnings.warn(few_clusters, UserWarning, stacklevel=2)
+    if undefined is not None:
+        _warn_undefined(*undefined)
+    return result
+
+
+def _mcnemar(y_true, y_pred_a, y_pred_b, method, groups):
+    """:func:`mcnemar_test` without its warnings, which it returns instead.
+
+    Returns the result, the ``UserWarning`` message on too few records (or
+    None) and, when the test is undefined, ``(what, reason)`` for
+    :func:`_warn_undefined` (or None). :func:`mcnemar_test` says them at
+    its caller's line; :func:`cochrans_q_test` gathers those of all its
+    pairs into one warning each, without touching the warning filters.
+    """
     from_counts = isinstance(y_true, ComparisonCounts)
     clustered = y_true.clustered if isinstance(y_true, ComparisonCounts) else groups is not None
     if method is None:
@@ -418,17 +435,15 @@ def mcnemar_test(
     accuracy_a = sums["correct_a"] / n_rows
     accuracy_b = sums["correct_b"] / n_rows
 
-    n_groups = None
+    n_groups = few_clusters = None
     if per_cluster is not None:
         n_groups = int(per_cluster.shape[0])
         if 2 <= n_groups < _FEW_CLUSTERS:
-            warnings.warn(
+            few_clusters = (
                 f"groups holds only {n_groups} records (clusters); the clustered "
                 f"McNemar test's size is unreliable with fewer than {_FEW_CLUSTERS} "
                 "(it rejects too often). groups must be the record id of each row, "
-                "not the fold or repetition.",
-                UserWarning,
-                stacklevel=2,
+                "not the fold or repetition."
             )
     # Sandwich SE of the accuracy difference, residuals summed per record.
     squares = _squared_error_sum(n_rows, n_a_only, n_b_only, per_cluster, sizes)
@@ -445,11 +460,11 @@ def mcnemar_test(
     )
     df = None if method in ("exact", "midp") else 1
     if n_discordant == 0:
-        _warn_undefined(
+        undefined = (
             "McNemar's test",
             "no discordant rows: the two classifiers are right and wrong on exactly the same rows",
         )
-        return McNemarResult(math.nan, math.nan, df, **common)
+        return McNemarResult(math.nan, math.nan, df, **common), few_clusters, undefined
 
     if method in ("exact", "midp"):
         k = min(n_a_only, n_b_only)
@@ -459,7 +474,7 @@ def mcnemar_test(
             pvalue = 2.0 * (tail - 0.5 * stats.binom.pmf(k, n_discordant, 0.5))
         else:
             pvalue = 2.0 * tail
-        return McNemarResult(float(k), float(min(1.0, pvalue)), df, **common)
+        return McNemarResult(float(k), float(min(1.0, pvalue)), df, **common), few_clusters, None
 
     if per_cluster is None:
         numerator = float(n_a_only - n_b_only)
@@ -468,25 +483,26 @@ def mcnemar_test(
             numerator = abs(numerator) - 1.0
     else:
         if n_groups is None or n_groups < 2:
-            _warn_undefined(
+            undefined = (
                 "The clustered McNemar test",
                 "groups holds a single record (cluster), fewer than the 2 "
                 "parameters of the model, so the clustered variance cannot be "
                 "estimated; groups must be the record id of each row, not the "
                 "fold or repetition",
             )
-            return McNemarResult(math.nan, math.nan, df, **common)
+            return McNemarResult(math.nan, math.nan, df, **common), few_clusters, undefined
         numerator = float(n_a_only - n_b_only)
         denominator = float(per_cluster @ per_cluster)
         if denominator == 0:
-            _warn_undefined(
+            undefined = (
                 "The clustered McNemar test",
                 "the discordant rows cancel within every record (each record has "
                 "as many rows won by a as by b), so the clustered variance is zero",
             )
-            return McNemarResult(math.nan, math.nan, df, **common)
+            return McNemarResult(math.nan, math.nan, df, **common), few_clusters, undefined
     statistic = numerator**2 / denominator
-    return McNemarResult(float(statistic), float(stats.chi2.sf(statistic, 1)), df, **common)
+    result = McNemarResult(float(statistic), float(stats.chi2.sf(statistic, 1)), df, **common)
+    return result, few_clusters, None
 
 
 def sign_test(
