@@ -6,6 +6,7 @@ logistic regression for the size simulation.
 """
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pytest
@@ -160,6 +161,40 @@ def test_undefined_is_nan_with_warning():
     with pytest.warns(UndefinedStatisticWarning, match="no degrees of freedom"):
         res = hosmer_lemeshow_test(y, np.full(12, 0.5), n_groups=3, strategy="uniform")
     assert res.n_groups == 1 and np.isnan(res.pvalue)
+
+
+def test_tied_probabilities_defined_at_three_groups_undefined_below():
+    # Ten groups asked for, three distinct probabilities: ties never split,
+    # so three groups remain (two empty cuts): H by hand, chi-square 1 df.
+    y = np.array([0, 0, 1, 0, 0, 1, 1, 0, 1, 1, 1, 1])
+    prob = np.repeat([0.2, 0.5, 0.8], 4)
+    expected = np.array([0.8, 2.0, 3.2])
+    observed = np.array([1, 2, 4])
+    by_hand = np.sum((observed - expected) ** 2 / (expected * (1 - expected / 4)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = hosmer_lemeshow_test(y, prob, n_groups=10)
+    assert (res.n_groups, res.df) == (3, 1)
+    assert res.statistic == pytest.approx(by_hand, rel=1e-12)
+    assert res.pvalue == pytest.approx(stats.chi2.sf(by_hand, 1), rel=1e-12)
+    # Two or one group(s) left: no degrees of freedom, so no test. NaN, df 0
+    # (never -1), one warning that says why.
+    for values, used, why in [
+        ([0.2, 0.8], 2, "only 2 groups of distinct"),
+        ([0.3], 1, "only 1 group of distinct"),
+    ]:
+        prob = np.repeat(values, 12 // len(values))
+        for strategy in ("equal-count", "uniform"):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                res = hosmer_lemeshow_test(y, prob, n_groups=10, strategy=strategy)
+            assert [w.category for w in caught] == [UndefinedStatisticWarning]
+            assert why in str(caught[0].message) and "no degrees of freedom" in str(
+                caught[0].message
+            )
+            assert caught[0].filename == __file__
+            assert np.isnan(res.statistic) and np.isnan(res.pvalue)
+            assert (res.n_groups, res.df) == (used, 0)
 
 
 def test_input_errors():

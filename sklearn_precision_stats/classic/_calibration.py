@@ -34,7 +34,8 @@ class HosmerLemeshowResult(TestResult):
     pvalue : float
         ``chi2.sf(statistic, df)``.
     df : int
-        Number of non-empty groups minus 2.
+        Number of non-empty groups minus 2; 0 when fewer than three groups
+        leave the test undefined (``statistic`` and ``pvalue`` NaN).
     n_groups : int
         Number of non-empty groups.
     """
@@ -283,14 +284,16 @@ def hosmer_lemeshow_test(
         y_true, y_prob, n_groups, strategy, pos_label
     )
     used = int(size.shape[0])
-    df = used - 2
-    if df < 1:
+    if used < 3:
+        # n_groups - 2 <= 0: no degrees of freedom, so no test (df 0, not negative).
         _warn_undefined(
             "The Hosmer-Lemeshow test",
-            f"only {used} groups of distinct probabilities, so it has no degrees "
-            "of freedom; use more groups or probabilities that take more values",
+            f"only {used} group{'s' if used > 1 else ''} of distinct probabilities, "
+            "so it has no degrees of freedom; use more groups or probabilities "
+            "that take more values",
         )
-        return HosmerLemeshowResult(math.nan, math.nan, df, used)
+        return HosmerLemeshowResult(math.nan, math.nan, 0, used)
+    df = used - 2
     # Pearson's (O - E)^2 / E over positives and negatives of each group:
     # (O - E)^2 * n / (E (n - E)), with n - E summed as 1 - p for accuracy.
     # A group whose probabilities are all 0 (E = 0) or all 1 (n - E = 0)
