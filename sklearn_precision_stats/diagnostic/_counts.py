@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike
 
 from ..utils._validation import (
     _as_label_array,
+    _check_aligned_indexes,
     _check_groups,
     _check_predictions,
     _dataframe_columns,
@@ -159,45 +160,58 @@ def _fill_negative_cell(cells, n_rows, n_axes):
     return flat.reshape(cells.shape)
 
 
-def _as_named_predictions(y_true, y_preds, reference, min_classifiers):
+def prediction_items(y_preds):
+    """``(name, predictions)`` pairs of `y_preds`, at least one.
+
+    A dict, a list of pairs or a DataFrame (one column per classifier)
+    names its classifiers; a single array-like is one classifier named
+    ``"classifier"``.
+    """
+    columns = _dataframe_columns(y_preds)  # one classifier per column
+    if columns is not None:
+        items = list(columns)
+    elif isinstance(y_preds, Mapping):
+        items = list(y_preds.items())
+    elif isinstance(y_preds, (list, tuple)) and all(
+        isinstance(item, tuple) and len(item) == 2 for item in y_preds
+    ):
+        items = list(y_preds)
+    else:
+        items = [("classifier", y_preds)]
+    if not items:
+        raise ValueError(
+            "y_preds holds no classifier; pass the predicted labels, or a dict "
+            "mapping classifier name -> predicted labels."
+        )
+    return items
+
+
+def _as_named_predictions(y_true, y_preds, reference, min_classifiers, groups=None):
     """Validated ``(y_true, names, preds)`` with the reference first.
 
     A single array-like is accepted where one classifier suffices and is
     named ``"classifier"``.
     """
-    columns = _dataframe_columns(y_preds)  # one classifier per column
-    if columns is not None:
-        y_preds = columns
-    single = not isinstance(y_preds, (Mapping, list, tuple)) or (
-        isinstance(y_preds, (list, tuple))
-        and not all(isinstance(item, tuple) and len(item) == 2 for item in y_preds)
-    )
-    if (
-        single
-        or (isinstance(y_preds, Mapping) and len(y_preds) == 1)
-        or (isinstance(y_preds, (list, tuple)) and len(y_preds) == 1)
-    ):
-        if min_classifiers > 1:
-            raise ValueError(
-                "y_preds must hold at least two classifiers to compare (a dict "
-                "mapping name -> predicted labels); add a reference classifier."
-            )
-        if reference is not None:
-            raise ValueError("reference is only used with two or more classifiers; pass None.")
-        if single:
-            name, pred = "classifier", y_preds
-        else:
-            items = list(y_preds.items()) if isinstance(y_preds, Mapping) else list(y_preds)
-            name, pred = items[0]
-        y_true = _as_label_array(y_true, "y_true")
-        pred = _as_label_array(pred, f"y_preds[{name!r}]")
-        if pred.shape[0] != y_true.shape[0] or y_true.shape[0] == 0:
-            raise ValueError(
-                f"y_preds[{name!r}] has {pred.shape[0]} rows and y_true has "
-                f"{y_true.shape[0]}; pass one prediction per row of a non-empty y_true."
-            )
-        return y_true, [name], [pred]
-    return _check_predictions(y_true, y_preds, reference)
+    items = prediction_items(y_preds)
+    if len(items) > 1:
+        return _check_predictions(y_true, items, reference, groups=groups)
+    if min_classifiers > 1:
+        raise ValueError(
+            "y_preds must hold at least two classifiers to compare (a dict "
+            "mapping name -> predicted labels); add a reference classifier."
+        )
+    if reference is not None:
+        raise ValueError("reference is only used with two or more classifiers; pass None.")
+    ((name, pred),) = items
+    _check_aligned_indexes(y_true=y_true, groups=groups, **{f"y_preds[{name!r}]": pred})
+    y_true = _as_label_array(y_true, "y_true")
+    pred = _as_label_array(pred, f"y_preds[{name!r}]")
+    if pred.shape[0] != y_true.shape[0] or y_true.shape[0] == 0:
+        raise ValueError(
+            f"y_preds[{name!r}] has {pred.shape[0]} rows and y_true has "
+            f"{y_true.shape[0]}; pass one prediction per row of a non-empty y_true."
+        )
+    return y_true, [name], [pred]
 
 
 def _encode(arrays):
@@ -243,7 +257,9 @@ def prepare(y_true, y_preds, *, reference=None, labels=None, groups=None, min_cl
     -------
     DiagnosticData
     """
-    y_true, names, preds = _as_named_predictions(y_true, y_preds, reference, min_classifiers)
+    y_true, names, preds = _as_named_predictions(
+        y_true, y_preds, reference, min_classifiers, groups
+    )
     groups = _check_groups(groups, y_true.shape[0])
     values, codes_all = _encode([y_true, *preds])
     n_values = values.shape[0]

@@ -7,7 +7,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from ._counts import Predictions, cluster_sums, paired_count, prepare
+from ._counts import Predictions, cluster_sums, paired_count, prediction_items, prepare
 from ._results import (
     CONVENTIONS,
     FrozenArrays,
@@ -327,8 +327,9 @@ def likelihood_ratio_regression(
     Parameters
     ----------
     y_true : array-like of shape (n_rows,)
-    y_preds : dict or list of (str, array-like)
-        Classifier name -> predicted labels.
+    y_preds : array-like of shape (n_rows,), or dict or list of (str, array-like)
+        Predicted labels of one classifier (named ``"classifier"``), or
+        classifier name -> predicted labels for several.
     classifier : str, default=None
         The classifier whose likelihood ratios are modelled; the first when
         None.
@@ -369,9 +370,7 @@ def likelihood_ratio_regression(
     0     1  DLR(Y=1|X=1)  2.50  0.7630   8.1916
     1     1  DLR(Y=0|X=1)  0.25  0.0383   1.6327
     """
-    from collections.abc import Mapping
-
-    items: list = list(y_preds.items()) if isinstance(y_preds, Mapping) else list(y_preds)  # type: ignore[arg-type]
+    items = prediction_items(y_preds)
     names = [name for name, _ in items]
     lookup = dict(items)
     if classifier is None:

@@ -6,12 +6,17 @@ prevalence, each classifier's sensitivity and specificity, and the
 correlation of their results among the diseased and among the non-diseased.
 """
 
+import math
+import numbers
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
+from ..exceptions import UndefinedStatisticWarning
+from ..utils._validation import _check_integer
 from ._predictive_values import log_rpv_influences
 from ._results import check_option
 
@@ -48,13 +53,29 @@ class SampleSize:
     effect: float
 
 
-def _pair(value, name):
-    value = np.asarray(value, dtype=float)
-    if value.shape != (2,) or not np.all((value > 0) & (value < 1)):
-        raise ValueError(
-            f"{name} must be a pair (reference, other) of numbers in (0, 1), got {value.tolist()}."
-        )
-    return value
+def _pair(value, name, low=0.0, high=1.0, closed=False):
+    """A (reference, other) pair of numbers in (low, high), [low, high] if `closed`."""
+    interval = f"[{low:g}, {high:g}]" if closed else f"({low:g}, {high:g})"
+    message = f"{name} must be a pair (reference, other) of numbers in {interval}"
+    try:
+        pair = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{message}, got {value!r}.") from None
+    inside = (pair >= low) & (pair <= high) if closed else (pair > low) & (pair < high)
+    if pair.shape != (2,) or not np.all(inside):
+        raise ValueError(f"{message}, got {pair.tolist() if pair.ndim else value!r}.")
+    return pair
+
+
+def _probability(value, name):
+    """`value` as a float strictly between 0 and 1, or a ValueError naming `name`."""
+    if (
+        not isinstance(value, numbers.Real)
+        or isinstance(value, bool)
+        or not 0 < value < 1  # also rejects NaN
+    ):
+        raise ValueError(f"{name} must be a number strictly between 0 and 1, got {value!r}.")
+    return float(value)
 
 
 # A (reference, other) pair of values.
@@ -88,12 +109,9 @@ def paired_cell_probabilities(
     >>> float(p[1, 1, 1])
     0.32
     """
-    if not 0 < prevalence < 1:
-        raise ValueError(f"prevalence must be in (0, 1), got {prevalence!r}.")
+    prevalence = _probability(prevalence, "prevalence")
     se, sp = _pair(sensitivity, "sensitivity"), _pair(specificity, "specificity")
-    rho = np.asarray(correlation, dtype=float)
-    if rho.shape != (2,) or np.any(np.abs(rho) > 1):
-        raise ValueError(f"correlation must be a pair of numbers in [-1, 1], got {rho.tolist()}.")
+    rho = _pair(correlation, "correlation", -1.0, 1.0, closed=True)
     cells = np.empty((2, 2, 2))
     for d, (p_r, p_o, r, weight) in enumerate(
         ((1 - sp[0], 1 - sp[1], rho[1], 1 - prevalence), (se[0], se[1], rho[0], prevalence))
@@ -111,8 +129,8 @@ def paired_cell_probabilities(
 
 def _check_design(measure, options, alpha, power=0.5):
     check_option(measure, options, "measure")
-    if not 0 < alpha < 1 or not 0 < power < 1:
-        raise ValueError(f"alpha and power must be in (0, 1), got {alpha!r} and {power!r}.")
+    _probability(alpha, "alpha")
+    _probability(power, "power")
 
 
 def _rpv_design(prevalence, sensitivity, specificity, correlation, measure, alpha, power=0.5):
@@ -181,8 +199,22 @@ def power_predictive_values(
     >>> print(f"{power:.3f}")
     0.976
     """
+    n_records = _check_integer(n_records, "n_records", 1)
     effect, sigma2 = _rpv_design(prevalence, sensitivity, specificity, correlation, measure, alpha)
+    if sigma2 == 0:
+        return _undefined_power(f"the log relative {measure.upper()} has variance 0")
     return _normal_power(np.sqrt(n_records) * abs(effect) / np.sqrt(sigma2), alpha)
+
+
+def _undefined_power(reason):
+    """NaN with a warning: the test has no distribution in this design."""
+    warnings.warn(
+        f"The power is undefined in this design ({reason}: the two classifiers "
+        "give the same result on every record); it is reported as NaN.",
+        UndefinedStatisticWarning,
+        stacklevel=3,
+    )
+    return math.nan
 
 
 def _normal_power(shift, alpha):
@@ -296,9 +328,12 @@ def power_sensitivity_specificity(
     >>> print(f"{power:.3f}")
     0.797
     """
+    n_records = _check_integer(n_records, "n_records", 1)
     psi, delta, share = _mcnemar_design(
         prevalence, sensitivity, specificity, correlation, measure, alpha
     )
+    if psi == 0:
+        return _undefined_power(f"no record is discordant in {measure}")
     n = n_records * share
     z = stats.norm.ppf(1 - alpha / 2)
     sd = np.sqrt(psi - delta**2)

@@ -1,0 +1,183 @@
+"""Edge inputs of the diagnostic-test functions: every input gets a right
+answer, a ValueError naming the argument, or NaN with one warning."""
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sklearn_precision_stats.diagnostic import (
+    diagnostic_accuracy,
+    likelihood_ratio_regression,
+    paired_cell_probabilities,
+    power_predictive_values,
+    power_sensitivity_specificity,
+    sample_size_predictive_values,
+    sample_size_sensitivity_specificity,
+)
+from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
+
+from .conftest import make_correlated_predictions
+
+Y = np.array([1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0])
+RF = np.array([1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 1])
+NB = np.array([1, 1, 0, 0, 1, 1, 0, 1, 0, 1, 1, 1])
+
+DESIGN = {"prevalence": 0.3, "sensitivity": (0.8, 0.8), "specificity": (0.85, 0.92)}
+
+
+def _one_warning(record):
+    undefined = [w for w in record if issubclass(w.category, UndefinedStatisticWarning)]
+    assert len(undefined) == 1, [str(w.message) for w in undefined]
+    assert undefined[0].filename == __file__
+    return str(undefined[0].message)
+
+
+# ---------------------------------------------------------------------------
+# Forms of y_preds, pandas indexes
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "y_preds",
+    [RF, list(RF), pd.Series(RF), pd.DataFrame({"classifier": RF}), [("classifier", RF)]],
+    ids=["array", "list", "series", "dataframe", "pairs"],
+)
+def test_likelihood_ratio_regression_accepts_one_classifier_in_any_form(y_preds):
+    expected = likelihood_ratio_regression(Y, {"classifier": RF}, labels=[1])
+    result = likelihood_ratio_regression(Y, y_preds, labels=[1])
+    assert result.classifier == "classifier"
+    np.testing.assert_array_equal(result.dlr, expected.dlr)
+    # Closed form without `given`: DLR(Y=1|X=1) is the PDLR, TP/n1 / (FP/n0).
+    assert result.dlr[0, 0, 0] == pytest.approx((5 / 6) / (2 / 6), rel=1e-12)
+
+
+def test_likelihood_ratio_regression_reads_a_dataframe_of_classifiers():
+    y, preds, _ = make_correlated_predictions(200, 2, 2, seed=3)
+    frame = pd.DataFrame(preds)
+    result = likelihood_ratio_regression(y, frame, classifier="clf1", given="clf0")
+    expected = likelihood_ratio_regression(y, preds, classifier="clf1", given="clf0")
+    assert np.isfinite(result.log_dlr).all()
+    np.testing.assert_array_equal(result.log_dlr, expected.log_dlr)
+
+
+@pytest.mark.parametrize("function", [likelihood_ratio_regression, diagnostic_accuracy])
+def test_no_classifier_is_a_value_error(function):
+    with pytest.raises(ValueError, match="y_preds holds no classifier"):
+        function(Y, {})
+
+
+@pytest.mark.parametrize("function", [likelihood_ratio_regression, diagnostic_accuracy])
+@pytest.mark.parametrize("as_dict", [True, False])
+def test_one_classifier_with_another_pandas_index_is_refused(function, as_dict):
+    y = pd.Series(Y, index=np.arange(12)[::-1])
+    pred = pd.Series(RF)
+    with pytest.raises(ValueError, match="different indexes"):
+        function(y, {"rf": pred} if as_dict else pred)
+
+
+def test_groups_with_another_pandas_index_is_refused():
+    y = pd.Series(Y, index=np.arange(12)[::-1])
+    pred = pd.Series(RF, index=y.index)
+    groups = pd.Series(np.arange(12) // 2)
+    with pytest.raises(ValueError, match="y_true and groups"):
+        diagnostic_accuracy(y, pred, groups=groups)
+    # Same index: accepted, and equal to the positional arrays.
+    same = diagnostic_accuracy(y, pred, groups=groups.set_axis(y.index))
+    plain = diagnostic_accuracy(Y, RF, groups=np.arange(12) // 2)
+    np.testing.assert_array_equal(same.se, plain.se)
+
+
+# ---------------------------------------------------------------------------
+# Sample size and power: arguments
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("function", [power_predictive_values, power_sensitivity_specificity])
+@pytest.mark.parametrize("n_records", [0, -5, 2.5, "10", True, math.nan, None])
+def test_power_rejects_a_number_of_records_that_is_not_a_positive_integer(function, n_records):
+    with pytest.raises(ValueError, match="n_records must be an integer >= 1"):
+        function(n_records, **DESIGN)
+
+
+@pytest.mark.parametrize("function", [power_predictive_values, power_sensitivity_specificity])
+def test_power_accepts_numpy_integers(function):
+    assert function(np.int64(400), **DESIGN) == function(400, **DESIGN)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("alpha", 0),
+        ("alpha", 1),
+        ("alpha", "0.05"),
+        ("alpha", None),
+        ("alpha", math.nan),
+        ("alpha", True),
+        ("power", 0),
+        ("power", 1.0),
+        ("power", "0.8"),
+        ("power", math.nan),
+    ],
+)
+@pytest.mark.parametrize(
+    "function", [sample_size_predictive_values, sample_size_sensitivity_specificity]
+)
+def test_sample_size_rejects_levels_outside_0_1_naming_them(function, name, value):
+    with pytest.raises(ValueError, match=f"{name} must be a number strictly between 0 and 1"):
+        function(**DESIGN, **{name: value})
+
+
+@pytest.mark.parametrize("prevalence", [0, 1, -0.1, 1.5, math.nan, "0.3", None, True])
+def test_cell_probabilities_reject_a_prevalence_outside_0_1(prevalence):
+    with pytest.raises(ValueError, match="prevalence must be a number strictly between 0 and 1"):
+        paired_cell_probabilities(prevalence, (0.8, 0.8), (0.9, 0.9))
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("sensitivity", "ab"),
+        ("sensitivity", (0.8, 1.0)),
+        ("specificity", (0.8, 0.9, 0.9)),
+        ("specificity", None),
+        ("correlation", "x"),
+        ("correlation", (math.nan, 0.0)),
+        ("correlation", (1.5, 0.0)),
+    ],
+)
+def test_cell_probabilities_reject_bad_pairs_naming_them(name, value):
+    design = {"sensitivity": (0.8, 0.8), "specificity": (0.9, 0.9), "correlation": (0.0, 0.0)}
+    design[name] = value
+    with pytest.raises(ValueError, match=f"{name} must be a pair"):
+        paired_cell_probabilities(0.3, **design)
+
+
+@pytest.mark.parametrize(
+    ("function", "measure"),
+    [
+        (power_predictive_values, "ppv"),
+        (power_predictive_values, "npv"),
+        (power_sensitivity_specificity, "sensitivity"),
+        (power_sensitivity_specificity, "specificity"),
+    ],
+)
+def test_power_of_classifiers_that_always_agree_is_nan_with_one_warning(function, measure):
+    # Correlation 1 and equal accuracy: the two classifiers give the same
+    # result on every record, so the test statistic has no distribution.
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        power = function(100, 0.3, (0.8, 0.8), (0.9, 0.9), correlation=(1.0, 1.0), measure=measure)
+    assert math.isnan(power)
+    assert "same result on every record" in _one_warning(record)
+    assert not [w for w in record if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("function", [power_predictive_values, power_sensitivity_specificity])
+def test_power_without_a_difference_is_the_level(function):
+    # Equal accuracies, independent results: the alternative is the null.
+    measure = "ppv" if function is power_predictive_values else "sensitivity"
+    power = function(300, 0.3, (0.8, 0.8), (0.9, 0.9), measure=measure, alpha=0.1)
+    assert power == pytest.approx(0.1, rel=1e-12)
