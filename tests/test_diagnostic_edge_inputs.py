@@ -7,15 +7,23 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from sklearn_precision_stats.diagnostic import (
+    compare_likelihood_ratios,
     diagnostic_accuracy,
+    exact_binomial_test,
+    generalized_mcnemar,
     likelihood_ratio_regression,
     paired_cell_probabilities,
     power_predictive_values,
     power_sensitivity_specificity,
+    relative_predictive_values,
+    relative_sensitivity_specificity,
+    relative_tpf_fpf,
     sample_size_predictive_values,
     sample_size_sensitivity_specificity,
+    sensitivity_specificity_difference,
 )
 from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
 
@@ -181,3 +189,132 @@ def test_power_without_a_difference_is_the_level(function):
     measure = "ppv" if function is power_predictive_values else "sensitivity"
     power = function(300, 0.3, (0.8, 0.8), (0.9, 0.9), measure=measure, alpha=0.1)
     assert power == pytest.approx(0.1, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# One warning per call; degenerate intervals
+# ---------------------------------------------------------------------------
+
+COMPARISONS = [
+    exact_binomial_test,
+    sensitivity_specificity_difference,
+    relative_sensitivity_specificity,
+    generalized_mcnemar,
+    relative_tpf_fpf,
+    relative_predictive_values,
+    compare_likelihood_ratios,
+]
+
+
+@pytest.mark.parametrize("function", COMPARISONS)
+@pytest.mark.parametrize("case", ["identical", "perfect"])
+def test_comparison_of_agreeing_classifiers_gives_one_warning_with_every_reason(function, case):
+    pred = RF if case == "identical" else Y
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        function(Y, {"rf": pred, "nb": pred}, labels=[1])
+    message = _one_warning(record)
+    # Both measures of the pair are undefined, and both are named.
+    measures = {
+        exact_binomial_test: ("sensitivity", "specificity"),
+        sensitivity_specificity_difference: ("sensitivity", "specificity"),
+        relative_sensitivity_specificity: ("sensitivity", "specificity"),
+        generalized_mcnemar: ("McNemar",),
+        relative_tpf_fpf: ("tpf", "fpf"),
+        relative_predictive_values: ("PPV", "NPV"),
+        compare_likelihood_ratios: ("pdlr", "ndlr"),
+    }[function]
+    for measure in measures:
+        assert measure in message
+    assert "class 1 / 'nb'" in message
+
+
+def test_accuracy_of_a_perfect_classifier_gives_one_warning_naming_each_undefined_value():
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        result = diagnostic_accuracy(Y, Y, labels=[1])
+    message = _one_warning(record)
+    for what in ("The PDLR is", "The NDLR interval", "wald interval of the sensitivity"):
+        assert what in message
+    assert np.isnan(result.ci_low[0, 0, :4]).all()
+
+
+def test_warnings_of_two_calls_stay_apart():
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        exact_binomial_test(Y, {"rf": RF, "nb": RF}, labels=[1])
+        relative_tpf_fpf(Y, {"rf": RF, "nb": RF}, labels=[1])
+    messages = [str(w.message) for w in record]
+    assert len(messages) == 2
+    assert "exact test" in messages[0] and "tpf" not in messages[0]
+    assert "tpf" in messages[1] and "exact test" not in messages[1]
+
+
+def test_no_warning_is_left_pending_after_an_error():
+    with pytest.raises(ValueError, match="method must be one of"):
+        sensitivity_specificity_difference(Y, {"rf": RF, "nb": RF}, method="Wald")
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        exact_binomial_test(Y, {"rf": RF, "nb": RF}, labels=[1])
+    assert len(record) == 1
+
+
+@pytest.mark.parametrize("groups", [None, np.arange(10)])
+def test_wald_difference_with_zero_standard_error_is_nan_with_one_warning(groups):
+    # Sensitivity: nb is right on the three records rf misses and wrong on
+    # none (u = 3, v = 0 out of n = 6), so SE = sqrt(3 - 9/6)/6 > 0; on the
+    # non-diseased both agree everywhere: u = v = 0, SE = 0.
+    y = np.array([1, 1, 1, 1, 1, 1, 0, 0, 0, 0])
+    rf = np.array([1, 1, 1, 0, 0, 0, 0, 0, 0, 1])
+    nb = np.array([1, 1, 1, 1, 1, 1, 0, 0, 0, 1])
+    preds = {"rf": rf, "nb": nb}
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        result = sensitivity_specificity_difference(y, preds, labels=[1], groups=groups)
+    message = _one_warning(record)
+    assert "Wald interval of the specificity difference" in message
+    assert "sensitivity difference" not in message
+    z = stats.norm.ppf(0.975)
+    se = math.sqrt(3 - 9 / 6) / 6
+    np.testing.assert_allclose(result.diff[0, 0], [0.5, 0.0], rtol=1e-12)
+    np.testing.assert_allclose(result.se[0, 0], [se, 0.0], rtol=1e-12, atol=1e-15)
+    assert result.ci_low[0, 0, 0] == pytest.approx(0.5 - z * se, rel=1e-12)
+    assert np.isnan([result.ci_low[0, 0, 1], result.ci_high[0, 0, 1]]).all()
+
+
+def test_wald_difference_with_zero_standard_error_keeps_r_point_with_dtcompair():
+    # Every diseased record favours nb: u = n = 6, SE = 0; R reports [1, 1].
+    y = np.array([1, 1, 1, 1, 1, 1, 0, 0, 0, 0])
+    rf = np.array([0, 0, 0, 0, 0, 0, 0, 0, 1, 1])
+    nb = np.array([1, 1, 1, 1, 1, 1, 0, 0, 0, 1])
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        result = sensitivity_specificity_difference(
+            y, {"rf": rf, "nb": nb}, labels=[1], convention="dtcompair"
+        )
+    assert not record
+    assert result.ci_low[0, 0, 0] == result.ci_high[0, 0, 0] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("pred", "m", "reason"),
+    [
+        (np.ones(12, int), 4, "predicted for every record"),
+        (np.zeros(12, int), 5, "never predicted"),
+    ],
+)
+def test_likelihood_ratio_of_one_by_construction_has_no_interval(pred, m, reason):
+    # A class predicted for every record has PDLR = Se / (1 - Sp) = 1/1 and
+    # se(log PDLR) = sqrt((1 - Se)/TP + Sp/FP) = 0; never predicted, the
+    # same for the NDLR.
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        result = diagnostic_accuracy(Y, pred, labels=[1])
+    assert reason in _one_warning(record)
+    assert result.estimate[0, 0, m] == 1.0
+    assert result.se[0, 0, m] == 0.0
+    assert np.isnan([result.ci_low[0, 0, m], result.ci_high[0, 0, m]]).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedStatisticWarning)
+        r = diagnostic_accuracy(Y, pred, labels=[1], convention="dtcompair")
+    assert r.ci_low[0, 0, m] == r.ci_high[0, 0, m] == 1.0

@@ -14,6 +14,7 @@ from ._results import (
     FrozenArrays,
     check_option,
     long_table,
+    one_warning,
     quantile,
     ratio,
     warn_undefined,
@@ -284,7 +285,9 @@ def diagnostic_accuracy(
         and of the log likelihood ratios) are then cluster-robust.
     convention : {"paper", "dtcompair"}, default="paper"
         ``"paper"``: the Wald and logit intervals are NaN (with a warning)
-        when the estimate is 0 or 1, where they degenerate; Wilson, Blaker
+        when the estimate is 0 or 1, where they degenerate, and so is the
+        interval of a likelihood ratio of 1 with a standard error of 0 (the
+        class predicted for every record, or for none); Wilson, Blaker
         and mid-p limits are computed to machine precision. ``"dtcompair"``
         reproduces R's DTComPair (PropCIs): the one-sided "rule of three"
         ``[0, -ln(alpha)/n]`` (``[1 + ln(alpha)/n, 1]``) for the Wald
@@ -335,98 +338,119 @@ def diagnostic_accuracy(
     4         pdlr    1.1905  0.5061   2.8004
     5         ndlr    0.7143  0.1458   3.4986
     """
-    check_option(ci_method, CI_METHODS, "ci_method")
-    check_option(convention, CONVENTIONS, "convention")
-    if groups is not None and ci_method != "wald":
-        raise ValueError(
-            f"groups is only supported with ci_method='wald' (cluster-robust standard "
-            f"errors), got ci_method={ci_method!r}; pass groups=None or ci_method='wald'."
-        )
-    z = quantile(confidence_level)
-    alpha = 1.0 - float(confidence_level)
-    data = prepare(y_true, y_preds, labels=labels, groups=groups, min_classifiers=1)
-    s, sg = data.single, data.single_groups
-    tp, fn, fp, tn = s[..., 1, 1], s[..., 1, 0], s[..., 0, 1], s[..., 0, 0]
-    n1, n0 = tp + fn, fp + tn
-    d = np.array([0.0, 1.0])[:, None]
-    pos = np.array([0.0, 1.0])[None, :]
-    ex = (..., None, None)
-
-    def robust_se(influence):
-        with np.errstate(invalid="ignore"):
-            return np.sqrt(robust_covariance(influence, influence, s, sg, 2))
-
-    # Per-record influences on each proportion (sums of squares give the
-    # binomial variance on one row per record, the sandwich with groups).
-    sens, spec = ratio(tp, n1), ratio(tn, n0)
-    ppv, npv = ratio(tp, tp + fp), ratio(tn, tn + fn)
-    inf_sens = d * (pos - sens[ex]) / n1[ex]
-    inf_spec = (1 - d) * ((1 - pos) - spec[ex]) / n0[ex]
-    inf_ppv = pos * (d - ppv[ex]) / (tp + fp)[ex]
-    inf_npv = (1 - pos) * ((1 - d) - npv[ex]) / (tn + fn)[ex]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        columns = []
-        for x, n, influence in (
-            (tp, n1, inf_sens),
-            (tn, n0, inf_spec),
-            (tp, tp + fp, inf_ppv),
-            (tn, tn + fn, inf_npv),
-        ):
-            columns.append(
-                _proportion_interval(x, n, ci_method, z, alpha, robust_se(influence), convention)
+    with one_warning():
+        check_option(ci_method, CI_METHODS, "ci_method")
+        check_option(convention, CONVENTIONS, "convention")
+        if groups is not None and ci_method != "wald":
+            raise ValueError(
+                f"groups is only supported with ci_method='wald' (cluster-robust standard "
+                f"errors), got ci_method={ci_method!r}; pass groups=None or ci_method='wald'."
             )
-            if groups is not None:
-                inner = (x > 0) & (x < n)
-                for arr in columns[-1][2:]:
-                    arr[~inner] = np.nan
+        z = quantile(confidence_level)
+        alpha = 1.0 - float(confidence_level)
+        data = prepare(y_true, y_preds, labels=labels, groups=groups, min_classifiers=1)
+        s, sg = data.single, data.single_groups
+        tp, fn, fp, tn = s[..., 1, 1], s[..., 1, 0], s[..., 0, 1], s[..., 0, 0]
+        n1, n0 = tp + fn, fp + tn
+        d = np.array([0.0, 1.0])[:, None]
+        pos = np.array([0.0, 1.0])[None, :]
+        ex = (..., None, None)
 
-        # Likelihood ratios with log-scale intervals (delta method).
-        pdlr = ratio(sens, 1 - spec)
-        ndlr = ratio(1 - sens, spec)
-        inf_lp = d * (pos / tp[ex] - 1 / n1[ex]) - (1 - d) * (pos / fp[ex] - 1 / n0[ex])
-        inf_ln = d * ((1 - pos) / fn[ex] - 1 / n1[ex]) - (1 - d) * ((1 - pos) / tn[ex] - 1 / n0[ex])
-        for est, influence, zero_count in ((pdlr, inf_lp, tp), (ndlr, inf_ln, fn)):
-            defined = np.isfinite(est) & (zero_count > 0)
-            se = np.where(defined, robust_se(finite(influence)), np.nan)
-            log_est = np.log(np.where(defined, est, 1.0))
-            columns.append(
-                (
-                    est,
-                    se,
-                    np.where(defined, np.exp(log_est - z * se), np.nan),
-                    np.where(defined, np.exp(log_est + z * se), np.nan),
+        def robust_se(influence):
+            with np.errstate(invalid="ignore"):
+                return np.sqrt(robust_covariance(influence, influence, s, sg, 2))
+
+        # Per-record influences on each proportion (sums of squares give the
+        # binomial variance on one row per record, the sandwich with groups).
+        sens, spec = ratio(tp, n1), ratio(tn, n0)
+        ppv, npv = ratio(tp, tp + fp), ratio(tn, tn + fn)
+        inf_sens = d * (pos - sens[ex]) / n1[ex]
+        inf_spec = (1 - d) * ((1 - pos) - spec[ex]) / n0[ex]
+        inf_ppv = pos * (d - ppv[ex]) / (tp + fp)[ex]
+        inf_npv = (1 - pos) * ((1 - d) - npv[ex]) / (tn + fn)[ex]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            columns = []
+            for x, n, influence in (
+                (tp, n1, inf_sens),
+                (tn, n0, inf_spec),
+                (tp, tp + fp, inf_ppv),
+                (tn, tn + fn, inf_npv),
+            ):
+                columns.append(
+                    _proportion_interval(
+                        x, n, ci_method, z, alpha, robust_se(influence), convention
+                    )
                 )
+                if groups is not None:
+                    inner = (x > 0) & (x < n)
+                    for arr in columns[-1][2:]:
+                        arr[~inner] = np.nan
+
+            # Likelihood ratios with log-scale intervals (delta method).
+            pdlr = ratio(sens, 1 - spec)
+            ndlr = ratio(1 - sens, spec)
+            inf_lp = d * (pos / tp[ex] - 1 / n1[ex]) - (1 - d) * (pos / fp[ex] - 1 / n0[ex])
+            inf_ln = d * ((1 - pos) / fn[ex] - 1 / n1[ex]) - (1 - d) * (
+                (1 - pos) / tn[ex] - 1 / n0[ex]
             )
-    estimate, se, low, high = (np.stack([c[i] for c in columns], axis=-1) for i in range(4))
-    _warn(data, n1, n0, tp, fp, fn, tn)
-    for m in range(4):
-        warn_undefined(
-            np.isfinite(estimate[..., m]) & np.isnan(low[..., m]),
+            for est, influence, zero_count in ((pdlr, inf_lp, tp), (ndlr, inf_ln, fn)):
+                defined = np.isfinite(est) & (zero_count > 0)
+                se = np.where(defined, robust_se(finite(influence)), np.nan)
+                log_est = np.log(np.where(defined, est, 1.0))
+                # A class predicted for every record (PDLR) or none (NDLR)
+                # has a ratio of 1 whatever the data and a standard error of
+                # 0: the interval would collapse onto 1 (DTComPair reports
+                # that [1, 1]).
+                ok = defined & ((se > 0) | (convention != "paper"))
+                columns.append(
+                    (
+                        est,
+                        se,
+                        np.where(ok, np.exp(log_est - z * se), np.nan),
+                        np.where(ok, np.exp(log_est + z * se), np.nan),
+                    )
+                )
+        estimate, se, low, high = (np.stack([c[i] for c in columns], axis=-1) for i in range(4))
+        _warn(data, n1, n0, tp, fp, fn, tn, convention)
+        for m in range(4):
+            warn_undefined(
+                np.isfinite(estimate[..., m]) & np.isnan(low[..., m]),
+                data.classes,
+                data.names,
+                f"the {ci_method} interval of the {MEASURES[m]}",
+                "the estimate is 0 or 1, where this interval degenerates; use "
+                "ci_method='wilson' or 'clopper-pearson'",
+                3,
+            )
+        return DiagnosticAccuracy(
             data.classes,
-            data.names,
-            f"the {ci_method} interval of the {MEASURES[m]}",
-            "the estimate is 0 or 1, where this interval degenerates; use "
-            "ci_method='wilson' or 'clopper-pearson'",
-            3,
+            tuple(data.names),
+            MEASURES,
+            estimate,
+            se,
+            low,
+            high,
+            np.stack([tp, fn, fp, tn], axis=-1),
+            ci_method,
+            float(confidence_level),
+            groups is not None,
         )
-    return DiagnosticAccuracy(
-        data.classes,
-        tuple(data.names),
-        MEASURES,
-        estimate,
-        se,
-        low,
-        high,
-        np.stack([tp, fn, fp, tn], axis=-1),
-        ci_method,
-        float(confidence_level),
-        groups is not None,
-    )
 
 
-def _warn(data, n1, n0, tp, fp, fn, tn):
+def _warn(data, n1, n0, tp, fp, fn, tn, convention):
     both = (n0 > 0) & (n1 > 0)
+    paper = convention == "paper"
     for mask, what, reason in (
+        (
+            both & paper & (fn == 0) & (tn == 0),
+            "the PDLR interval",
+            "the class is predicted for every record: the PDLR is 1 with a standard error of 0",
+        ),
+        (
+            both & paper & (tp == 0) & (fp == 0),
+            "the NDLR interval",
+            "the class is never predicted: the NDLR is 1 with a standard error of 0",
+        ),
         (n1 == 0, "the sensitivity (and NDLR, PDLR)", EMPTY_STRATUM[0]),
         (n0 == 0, "the specificity (and NDLR, PDLR)", EMPTY_STRATUM[1]),
         (tp + fp == 0, "the PPV", "the class is never predicted"),

@@ -13,6 +13,7 @@ from ._results import (
     FrozenArrays,
     check_option,
     normal_pvalue,
+    one_warning,
     quantile,
     ratio,
     warn_undefined,
@@ -124,75 +125,76 @@ def compare_likelihood_ratios(
     0    pdlr    1.0             2.50    0.4
     1    ndlr    1.0             0.25    4.0
     """
-    check_option(convention, CONVENTIONS, "convention")
-    data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
-    p = data.paired
-    tp_i, tp_o, tp_r = log_ratio_influence(p, 1, 1)
-    fp_i, fp_o, fp_r = log_ratio_influence(p, 0, 1)
-    fn_i, fn_o, fn_r = log_ratio_influence(p, 1, 0)
-    tn_i, tn_o, tn_r = log_ratio_influence(p, 0, 0)
-    n1, n0 = paired_count(p, d=1), paired_count(p, d=0)
+    with one_warning():
+        check_option(convention, CONVENTIONS, "convention")
+        data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
+        p = data.paired
+        tp_i, tp_o, tp_r = log_ratio_influence(p, 1, 1)
+        fp_i, fp_o, fp_r = log_ratio_influence(p, 0, 1)
+        fn_i, fn_o, fn_r = log_ratio_influence(p, 1, 0)
+        tn_i, tn_o, tn_r = log_ratio_influence(p, 0, 0)
+        n1, n0 = paired_count(p, d=1), paired_count(p, d=0)
 
-    def lr(tp, fp, n_pos, n_neg):
-        return ratio(ratio(tp, n_pos), ratio(fp, n_neg))
+        def lr(tp, fp, n_pos, n_neg):
+            return ratio(ratio(tp, n_pos), ratio(fp, n_neg))
 
-    value = np.stack([lr(tp_o, fp_o, n1, n0), lr(fn_o, tn_o, n1, n0)], -1)
-    value_ref = np.stack([lr(tp_r, fp_r, n1, n0), lr(fn_r, tn_r, n1, n0)], -1)
-    measures = ("pdlr", "ndlr")
-    # The ratio of ratios, computed from the counts (n1, n0 cancel); R's
-    # reference / classifier is the same fit with the roles exchanged, so
-    # that a ratio of 0 and an infinite one keep their meaning.
-    num = np.stack([tp_o * fp_r, fn_o * tn_r], -1)
-    den = np.stack([tp_r * fp_o, fn_r * tn_o], -1)
-    influence = np.stack([tp_i - fp_i, fn_i - tn_i], -1)
-    if convention == "dtcompair":
-        num, den, influence = den, num, -influence
-    fit = ratio_fit(
-        data,
-        num,
-        den,
-        influence,
-        measures,
-        (
-            "a classifier has no true or false positive",
-            "a classifier has no true or false negative",
-        ),
-        AGREEMENT_REASON,
-    )
-    # Joint Wald test of both log ratios with their sandwich covariance.
-    cov = fit.covariance
-    with np.errstate(invalid="ignore", divide="ignore"):
-        log_r = np.log(fit.ratio)
-        det = cov[..., 0, 0] * cov[..., 1, 1] - cov[..., 0, 1] ** 2
-        ok = np.all(np.isfinite(log_r), axis=-1) & (det > 0)
-        t0, t1 = log_r[..., 0], log_r[..., 1]
-        joint = np.where(
-            ok,
-            (cov[..., 1, 1] * t0**2 - 2 * cov[..., 0, 1] * t0 * t1 + cov[..., 0, 0] * t1**2)
-            / np.where(ok, det, 1.0),
-            np.nan,
+        value = np.stack([lr(tp_o, fp_o, n1, n0), lr(fn_o, tn_o, n1, n0)], -1)
+        value_ref = np.stack([lr(tp_r, fp_r, n1, n0), lr(fn_r, tn_r, n1, n0)], -1)
+        measures = ("pdlr", "ndlr")
+        # The ratio of ratios, computed from the counts (n1, n0 cancel); R's
+        # reference / classifier is the same fit with the roles exchanged, so
+        # that a ratio of 0 and an infinite one keep their meaning.
+        num = np.stack([tp_o * fp_r, fn_o * tn_r], -1)
+        den = np.stack([tp_r * fp_o, fn_r * tn_o], -1)
+        influence = np.stack([tp_i - fp_i, fn_i - tn_i], -1)
+        if convention == "dtcompair":
+            num, den, influence = den, num, -influence
+        fit = ratio_fit(
+            data,
+            num,
+            den,
+            influence,
+            measures,
+            (
+                "a classifier has no true or false positive",
+                "a classifier has no true or false negative",
+            ),
+            AGREEMENT_REASON,
         )
-    cov = np.where(ok[..., None, None], cov, np.nan)
-    warn_undefined(
-        ~ok & np.all(np.isfinite(log_r), axis=-1),
-        data.classes,
-        data.names[1:],
-        "the joint test of both likelihood ratios",
-        "the covariance of the two log ratios is singular",
-        3,
-    )
-    return relative_result(
-        LikelihoodRatioComparison,
-        data,
-        fit,
-        value,
-        value_ref,
-        measures,
-        groups,
-        joint,
-        stats.chi2.sf(joint, 2),
-        cov,
-    )
+        # Joint Wald test of both log ratios with their sandwich covariance.
+        cov = fit.covariance
+        with np.errstate(invalid="ignore", divide="ignore"):
+            log_r = np.log(fit.ratio)
+            det = cov[..., 0, 0] * cov[..., 1, 1] - cov[..., 0, 1] ** 2
+            ok = np.all(np.isfinite(log_r), axis=-1) & (det > 0)
+            t0, t1 = log_r[..., 0], log_r[..., 1]
+            joint = np.where(
+                ok,
+                (cov[..., 1, 1] * t0**2 - 2 * cov[..., 0, 1] * t0 * t1 + cov[..., 0, 0] * t1**2)
+                / np.where(ok, det, 1.0),
+                np.nan,
+            )
+        cov = np.where(ok[..., None, None], cov, np.nan)
+        warn_undefined(
+            ~ok & np.all(np.isfinite(log_r), axis=-1),
+            data.classes,
+            data.names[1:],
+            "the joint test of both likelihood ratios",
+            "the covariance of the two log ratios is singular",
+            3,
+        )
+        return relative_result(
+            LikelihoodRatioComparison,
+            data,
+            fit,
+            value,
+            value_ref,
+            measures,
+            groups,
+            joint,
+            stats.chi2.sf(joint, 2),
+            cov,
+        )
 
 
 # --------------------------------------------------------------------------
@@ -370,131 +372,132 @@ def likelihood_ratio_regression(
     0     1  DLR(Y=1|X=1)  2.50  0.7630   8.1916
     1     1  DLR(Y=0|X=1)  0.25  0.0383   1.6327
     """
-    items = prediction_items(y_preds)
-    names = [name for name, _ in items]
-    lookup = dict(items)
-    if classifier is None:
-        classifier = str(names[0])
-    for arg, value in (("classifier", classifier), ("given", given)):
-        if value is not None and value not in lookup:
-            raise ValueError(f"{arg}={value!r} is not one of the classifiers {names}.")
-    if given == classifier:
-        raise ValueError("given must differ from classifier (the model would be singular).")
-    z = quantile(confidence_level)
-    if given is None:
-        data = prepare(
-            y_true,
-            {classifier: lookup[classifier]},
-            labels=labels,
-            groups=groups,
-            min_classifiers=1,
-        )
-        # Cells [d, pattern] with pattern = y.
-        cells = data.single[:, 0].reshape(-1, 2, 2)
-        clusters = data.single_groups
-        x_pat = np.array([[1.0]])
-        v_pat = np.array([[1.0, 0.0], [1.0, 1.0]])
-        x_of = np.array([0, 0])
-        pre_terms: tuple[str, ...] = ("intercept",)
-        post_terms: tuple[str | None, ...] = ("intercept", classifier)
-    else:
-        data = prepare(
-            y_true,
-            {given: lookup[given], classifier: lookup[classifier]},
-            labels=labels,
-            groups=groups,
-        )
-        # Cells [d, pattern] with pattern = 2 x + y.
-        cells = data.paired[:, 0].reshape(-1, 2, 4)
-        clusters = data.paired_groups
-        x_pat = np.array([[1.0, 0.0], [1.0, 1.0]])
-        xs = np.array([0.0, 0.0, 1.0, 1.0])
-        ys = np.array([0.0, 1.0, 0.0, 1.0])
-        v_pat = np.stack([np.ones(4), xs, ys, xs * ys], axis=1)
-        x_of = np.array([0, 0, 1, 1])
-        pre_terms = ("intercept", given)
-        post_terms = ("intercept", given, classifier, f"{given}:{classifier}")
-    n_classes = cells.shape[0]
-    r, q = x_pat.shape[1], v_pat.shape[1]
-    n_rows = cells[0].sum()
-
-    with np.errstate(invalid="ignore", divide="ignore"):
-        # Saturated fits: observed proportion diseased per pattern. They
-        # exist where every post-test pattern has records of both statuses.
-        n_v = cells.sum(axis=1)
-        pos_x = np.stack([cells[:, 1][:, x_of == j].sum(-1) for j in range(len(x_pat))], -1)
-        n_x = np.stack([n_v[:, x_of == j].sum(-1) for j in range(len(x_pat))], -1)
-        defined = np.all((cells[:, 0] > 0) & (cells[:, 1] > 0), axis=-1)
-        p_v, delta, inv_v, pearson_v = _saturated_logistic(v_pat, cells[:, 1], n_v, defined)
-        p_x, gamma, inv_x, pearson_x = _saturated_logistic(x_pat, pos_x, n_x, defined)
-
-        # Bread (inverse information) of the two blocks.
-        bread = np.zeros((n_classes, r + q, r + q))
-        bread[:, :r, :r] = inv_x
-        bread[:, r:, r:] = inv_v
-
-        # Score of one record in cell (d, pattern): both stacked copies.
-        d = np.array([0.0, 1.0])[None, :, None, None]
-        res_v = d - np.nan_to_num(p_v)[:, None, :, None]
-        res_x = d - np.nan_to_num(p_x)[:, x_of][:, None, :, None]
-        score = np.concatenate(
-            [
-                np.broadcast_to(res_x * x_pat[x_of][None, None], (n_classes, 2, len(x_of), r)),
-                np.broadcast_to(res_v * v_pat[None, None], (n_classes, 2, len(x_of), q)),
-            ],
-            axis=-1,
-        )
-        if clusters is None:
-            meat = np.einsum("kdp,kdpi,kdpj->kij", cells, score, score)
+    with one_warning():
+        items = prediction_items(y_preds)
+        names = [name for name, _ in items]
+        lookup = dict(items)
+        if classifier is None:
+            classifier = str(names[0])
+        for arg, value in (("classifier", classifier), ("given", given)):
+            if value is not None and value not in lookup:
+                raise ValueError(f"{arg}={value!r} is not one of the classifiers {names}.")
+        if given == classifier:
+            raise ValueError("given must differ from classifier (the model would be singular).")
+        z = quantile(confidence_level)
+        if given is None:
+            data = prepare(
+                y_true,
+                {classifier: lookup[classifier]},
+                labels=labels,
+                groups=groups,
+                min_classifiers=1,
+            )
+            # Cells [d, pattern] with pattern = y.
+            cells = data.single[:, 0].reshape(-1, 2, 2)
+            clusters = data.single_groups
+            x_pat = np.array([[1.0]])
+            v_pat = np.array([[1.0, 0.0], [1.0, 1.0]])
+            x_of = np.array([0, 0])
+            pre_terms: tuple[str, ...] = ("intercept",)
+            post_terms: tuple[str | None, ...] = ("intercept", classifier)
         else:
-            per_group = cluster_sums(np.ascontiguousarray(score)[:, None], clusters)[:, :, 0]
-            meat = np.einsum("gki,gkj->kij", per_group, per_group)
-        robust = bread @ meat @ bread
+            data = prepare(
+                y_true,
+                {given: lookup[given], classifier: lookup[classifier]},
+                labels=labels,
+                groups=groups,
+            )
+            # Cells [d, pattern] with pattern = 2 x + y.
+            cells = data.paired[:, 0].reshape(-1, 2, 4)
+            clusters = data.paired_groups
+            x_pat = np.array([[1.0, 0.0], [1.0, 1.0]])
+            xs = np.array([0.0, 0.0, 1.0, 1.0])
+            ys = np.array([0.0, 1.0, 0.0, 1.0])
+            v_pat = np.stack([np.ones(4), xs, ys, xs * ys], axis=1)
+            x_of = np.array([0, 0, 1, 1])
+            pre_terms = ("intercept", given)
+            post_terms = ("intercept", given, classifier, f"{given}:{classifier}")
+        n_classes = cells.shape[0]
+        r, q = x_pat.shape[1], v_pat.shape[1]
+        n_rows = cells[0].sum()
 
-        # Naive covariance: the bread scaled by the Pearson dispersion.
-        phi = (pearson_v + pearson_x) / (2 * n_rows - (r + q))
-        naive = phi[:, None, None] * bread
+        with np.errstate(invalid="ignore", divide="ignore"):
+            # Saturated fits: observed proportion diseased per pattern. They
+            # exist where every post-test pattern has records of both statuses.
+            n_v = cells.sum(axis=1)
+            pos_x = np.stack([cells[:, 1][:, x_of == j].sum(-1) for j in range(len(x_pat))], -1)
+            n_x = np.stack([n_v[:, x_of == j].sum(-1) for j in range(len(x_pat))], -1)
+            defined = np.all((cells[:, 0] > 0) & (cells[:, 1] > 0), axis=-1)
+            p_v, delta, inv_v, pearson_v = _saturated_logistic(v_pat, cells[:, 1], n_v, defined)
+            p_x, gamma, inv_x, pearson_x = _saturated_logistic(x_pat, pos_x, n_x, defined)
 
-        beta = np.concatenate([gamma, delta], axis=-1)
-        naive_se = np.sqrt(np.diagonal(naive, axis1=1, axis2=2))
-        robust_se = np.sqrt(np.diagonal(robust, axis1=1, axis2=2))
-        gee = np.stack([beta, naive_se, beta / naive_se, robust_se, beta / robust_se], -1)
+            # Bread (inverse information) of the two blocks.
+            bread = np.zeros((n_classes, r + q, r + q))
+            bread[:, :r, :r] = inv_x
+            bread[:, r:, r:] = inv_v
 
-        # log DLR = delta - gamma on the terms of X, delta on the new terms.
-        a = np.zeros((q, r + q))
-        a[:, r:] = np.eye(q)
-        a[:r, :r] -= np.eye(r)
-        theta = beta @ a.T
-        cov = a @ robust @ a.T
-        se = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
-        zstat = theta / se
-        log_dlr = np.stack(
-            [theta, se, zstat, normal_pvalue(zstat), theta - z * se, theta + z * se], -1
+            # Score of one record in cell (d, pattern): both stacked copies.
+            d = np.array([0.0, 1.0])[None, :, None, None]
+            res_v = d - np.nan_to_num(p_v)[:, None, :, None]
+            res_x = d - np.nan_to_num(p_x)[:, x_of][:, None, :, None]
+            score = np.concatenate(
+                [
+                    np.broadcast_to(res_x * x_pat[x_of][None, None], (n_classes, 2, len(x_of), r)),
+                    np.broadcast_to(res_v * v_pat[None, None], (n_classes, 2, len(x_of), q)),
+                ],
+                axis=-1,
+            )
+            if clusters is None:
+                meat = np.einsum("kdp,kdpi,kdpj->kij", cells, score, score)
+            else:
+                per_group = cluster_sums(np.ascontiguousarray(score)[:, None], clusters)[:, :, 0]
+                meat = np.einsum("gki,gkj->kij", per_group, per_group)
+            robust = bread @ meat @ bread
+
+            # Naive covariance: the bread scaled by the Pearson dispersion.
+            phi = (pearson_v + pearson_x) / (2 * n_rows - (r + q))
+            naive = phi[:, None, None] * bread
+
+            beta = np.concatenate([gamma, delta], axis=-1)
+            naive_se = np.sqrt(np.diagonal(naive, axis1=1, axis2=2))
+            robust_se = np.sqrt(np.diagonal(robust, axis1=1, axis2=2))
+            gee = np.stack([beta, naive_se, beta / naive_se, robust_se, beta / robust_se], -1)
+
+            # log DLR = delta - gamma on the terms of X, delta on the new terms.
+            a = np.zeros((q, r + q))
+            a[:, r:] = np.eye(q)
+            a[:r, :r] -= np.eye(r)
+            theta = beta @ a.T
+            cov = a @ robust @ a.T
+            se = np.sqrt(np.diagonal(cov, axis1=1, axis2=2))
+            zstat = theta / se
+            log_dlr = np.stack(
+                [theta, se, zstat, normal_pvalue(zstat), theta - z * se, theta + z * se], -1
+            )
+            combos = np.stack([np.ones(q), np.r_[np.ones(r), np.zeros(q - r)]])
+            log_l = theta @ combos.T
+            se_l = np.sqrt(np.einsum("ci,kij,cj->kc", combos, cov, combos))
+            dlr = np.stack([np.exp(log_l), np.exp(log_l - z * se_l), np.exp(log_l + z * se_l)], -1)
+        nan = ~defined
+        gee[nan], log_dlr[nan], dlr[nan] = np.nan, np.nan, np.nan
+        warn_undefined(
+            nan[:, None],
+            data.classes,
+            [classifier],
+            "the likelihood ratio regression",
+            "a covariate pattern has no record or records of one status only, "
+            "so the logistic fit does not exist",
+            3,
         )
-        combos = np.stack([np.ones(q), np.r_[np.ones(r), np.zeros(q - r)]])
-        log_l = theta @ combos.T
-        se_l = np.sqrt(np.einsum("ci,kij,cj->kc", combos, cov, combos))
-        dlr = np.stack([np.exp(log_l), np.exp(log_l - z * se_l), np.exp(log_l + z * se_l)], -1)
-    nan = ~defined
-    gee[nan], log_dlr[nan], dlr[nan] = np.nan, np.nan, np.nan
-    warn_undefined(
-        nan[:, None],
-        data.classes,
-        [classifier],
-        "the likelihood ratio regression",
-        "a covariate pattern has no record or records of one status only, "
-        "so the logistic fit does not exist",
-        3,
-    )
-    return DLRRegressionResult(
-        gee[:, :r],
-        gee[:, r:],
-        log_dlr,
-        dlr,
-        pre_terms,
-        post_terms,
-        data.classes,
-        classifier,
-        given,
-        float(confidence_level),
-    )
+        return DLRRegressionResult(
+            gee[:, :r],
+            gee[:, r:],
+            log_dlr,
+            dlr,
+            pre_terms,
+            post_terms,
+            data.classes,
+            classifier,
+            given,
+            float(confidence_level),
+        )

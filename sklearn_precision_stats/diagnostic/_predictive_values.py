@@ -10,7 +10,7 @@ from scipy import stats
 
 from ..results._base import _check_confidence_level
 from ._counts import Predictions, finite, log_count_influence, prepare
-from ._results import ratio
+from ._results import one_warning, ratio
 from ._sesp import RelativeAccuracyResult, ratio_fit, relative_result
 
 __all__ = ["RelativePredictiveValuesResult", "relative_predictive_values"]
@@ -162,26 +162,27 @@ def relative_predictive_values(
     0     ppv    0.5           0.7143  0.700
     1     npv    0.5           0.8000  0.625
     """
-    data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
-    influences, value, value_ref = log_rpv_influences(data.paired)
-    fit = ratio_fit(
-        data,
-        value,
-        value_ref,
-        influences,
-        ("PPV", "NPV"),
-        ("a classifier's PPV is 0 or undefined", "a classifier's NPV is 0 or undefined"),
-        "its variance is 0 (identical results, or both values 1)",
-    )
-    defined = fit.defined
-    cov = np.where(defined[..., :, None] & defined[..., None, :], fit.covariance, np.nan)
-    return relative_result(
-        RelativePredictiveValuesResult,
-        data,
-        fit,
-        value,
-        value_ref,
-        ("ppv", "npv"),
-        groups,
-        cov,
-    )
+    with one_warning():
+        data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
+        influences, value, value_ref = log_rpv_influences(data.paired)
+        fit = ratio_fit(
+            data,
+            value,
+            value_ref,
+            influences,
+            ("PPV", "NPV"),
+            ("a classifier's PPV is 0 or undefined", "a classifier's NPV is 0 or undefined"),
+            "its variance is 0 (identical results, or both values 1)",
+        )
+        defined = fit.defined
+        cov = np.where(defined[..., :, None] & defined[..., None, :], fit.covariance, np.nan)
+        return relative_result(
+            RelativePredictiveValuesResult,
+            data,
+            fit,
+            value,
+            value_ref,
+            ("ppv", "npv"),
+            groups,
+            cov,
+        )

@@ -2,6 +2,7 @@
 
 import math
 import warnings
+from contextvars import ContextVar
 from typing import ClassVar
 
 import numpy as np
@@ -104,6 +105,36 @@ def normal_pvalue(z):
     return 2.0 * stats.norm.sf(np.abs(z))
 
 
+# The messages of the public call in progress, gathered into one warning
+# (None outside such a call). A context variable keeps threads apart.
+_MESSAGES: ContextVar[list[str] | None] = ContextVar("undefined_messages", default=None)
+
+
+class one_warning:  # noqa: N801 (used as a context manager, like contextlib's)
+    """Gather the undefined statistics of one public call into one warning.
+
+    A public function runs its body in ``with one_warning():``; every
+    :func:`warn_undefined` inside adds its sentence, and one
+    UndefinedStatisticWarning with all of them points at the function's
+    caller when the block ends. Nested blocks (a public function calling
+    another) add to the outermost one.
+    """
+
+    def __enter__(self):
+        self._token = _MESSAGES.set([]) if _MESSAGES.get() is None else None
+        return self
+
+    def __exit__(self, exc_type, exc, traceback):
+        if self._token is None:
+            return False
+        messages = _MESSAGES.get()
+        _MESSAGES.reset(self._token)
+        if exc_type is None and messages:
+            # Frames: this method, the public function, its caller.
+            warnings.warn(" ".join(messages), UndefinedStatisticWarning, stacklevel=3)
+        return False
+
+
 def warn_undefined(mask, classes, names, what, reason, stacklevel=3):
     """One UndefinedStatisticWarning listing the (class, classifier) pairs in `mask`.
 
@@ -122,11 +153,14 @@ def warn_undefined(mask, classes, names, what, reason, stacklevel=3):
     rows, cols = np.nonzero(mask)
     pairs = [f"class {classes[k]!r} / {names[c]!r}" for k, c in zip(rows, cols, strict=True)]
     shown = ", ".join(pairs[:6]) + (f" and {len(pairs) - 6} more" if len(pairs) > 6 else "")
-    warnings.warn(
-        f"{what} is undefined for {shown} ({reason}); it is reported as NaN.",
-        UndefinedStatisticWarning,
-        stacklevel=stacklevel,
+    message = (
+        f"{what[0].upper()}{what[1:]} is undefined for {shown} ({reason}); it is reported as NaN."
     )
+    messages = _MESSAGES.get()
+    if messages is None:
+        warnings.warn(message, UndefinedStatisticWarning, stacklevel=stacklevel)
+    elif message not in messages:
+        messages.append(message)
 
 
 def ratio(num, den):

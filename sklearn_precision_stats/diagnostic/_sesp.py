@@ -36,6 +36,7 @@ from ._results import (
     check_option,
     log_interval,
     normal_pvalue,
+    one_warning,
     quantile,
     ratio,
     warn_undefined,
@@ -180,29 +181,30 @@ def exact_binomial_test(
     0  sensitivity    0.5             1.00    0.25
     1  specificity    0.5             0.75    1.00
     """
-    require_no_groups(groups, "exact_binomial_test")
-    check_option(convention, CONVENTIONS, "convention")
-    data = prepare(y_true, y_preds, reference=reference, labels=labels)
-    u, v, n, value, value_ref = discordant(data)
-    m = u + v
-    pvalue = 2.0 * stats.binom.cdf(np.minimum(u, v), m, 0.5)
-    if convention == "paper":
-        pvalue = np.where(m > 0, np.minimum(pvalue, 1.0), np.nan)
-        for i, what in enumerate(_SESP):
-            warn_undefined(
-                (m[..., i] == 0) & (n[..., i] > 0),
-                data.classes,
-                data.names[1:],
-                f"the exact test of {what}",
-                "no discordant record",
-                3,
-            )
-    else:
-        pvalue = np.where(m > 0, pvalue, 2.0)
-    _empty_strata_warning(data, n)
-    return ExactBinomialResult(
-        u, pvalue, m, value, value_ref, data.classes, tuple(data.names[1:]), data.names[0]
-    )
+    with one_warning():
+        require_no_groups(groups, "exact_binomial_test")
+        check_option(convention, CONVENTIONS, "convention")
+        data = prepare(y_true, y_preds, reference=reference, labels=labels)
+        u, v, n, value, value_ref = discordant(data)
+        m = u + v
+        pvalue = 2.0 * stats.binom.cdf(np.minimum(u, v), m, 0.5)
+        if convention == "paper":
+            pvalue = np.where(m > 0, np.minimum(pvalue, 1.0), np.nan)
+            for i, what in enumerate(_SESP):
+                warn_undefined(
+                    (m[..., i] == 0) & (n[..., i] > 0),
+                    data.classes,
+                    data.names[1:],
+                    f"the exact test of {what}",
+                    "no discordant record",
+                    3,
+                )
+        else:
+            pvalue = np.where(m > 0, pvalue, 2.0)
+        _empty_strata_warning(data, n)
+        return ExactBinomialResult(
+            u, pvalue, m, value, value_ref, data.classes, tuple(data.names[1:]), data.names[0]
+        )
 
 
 # --------------------------------------------------------------------------
@@ -350,7 +352,8 @@ def sensitivity_specificity_difference(
     labels : array-like, default=None
     method : {"wald", "wald-cc", "agresti-min", "bonett-price", "tango"}, default="wald"
         ``"wald"``: ``SE = sqrt((u + v) - (u - v)^2 / n) / n`` (Altman
-        1991); ``"wald-cc"``: with a continuity correction ``1/n`` (Fleiss,
+        1991), NaN with a warning where this SE is 0 (with the paper
+        convention); ``"wald-cc"``: with a continuity correction ``1/n`` (Fleiss,
         Levin and Paik [1]_: ``estimate -/+ (z SE + 1/n)``);
         ``"agresti-min"``: add 1/2 to each cell (Agresti and Min [2]_);
         ``"bonett-price"``: add 1 to each discordant cell (Bonett and Price
@@ -399,63 +402,80 @@ def sensitivity_specificity_difference(
     0  sensitivity -0.50 -0.9001  -0.0999
     1  specificity -0.25 -0.6743   0.1743
     """
-    if method not in DIFF_METHODS:
-        raise ValueError(f"method must be one of {DIFF_METHODS}, got {method!r}.")
-    check_option(convention, CONVENTIONS, "convention")
-    if groups is not None and method != "wald":
-        require_no_groups(groups, f"sensitivity_specificity_difference(method={method!r})")
-    z = quantile(confidence_level)
-    data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
-    u, v, n, value, value_ref = discordant(data)
-    est = ratio(u - v, n)
-    paper = convention == "paper"
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if method in ("wald", "wald-cc"):
-            se = np.sqrt((u + v) - (u - v) ** 2 / n) / n
-            if groups is not None:
-                se = _clustered_diff_se(data, est)
-            half = z * se
-            if method == "wald-cc":
-                if paper:
-                    half = z * se + 1.0 / n
+    with one_warning():
+        if method not in DIFF_METHODS:
+            raise ValueError(f"method must be one of {DIFF_METHODS}, got {method!r}.")
+        check_option(convention, CONVENTIONS, "convention")
+        if groups is not None and method != "wald":
+            require_no_groups(groups, f"sensitivity_specificity_difference(method={method!r})")
+        z = quantile(confidence_level)
+        data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
+        u, v, n, value, value_ref = discordant(data)
+        est = ratio(u - v, n)
+        paper = convention == "paper"
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if method in ("wald", "wald-cc"):
+                se = np.sqrt((u + v) - (u - v) ** 2 / n) / n
+                if groups is not None:
+                    se = _clustered_diff_se(data, est)
+                half = z * se
+                if method == "wald-cc":
+                    if paper:
+                        half = z * se + 1.0 / n
+                    else:
+                        se = se + 1.0 / n
+                        half = z * se
+                low, high = est - half, est + half
+            elif method in ("agresti-min", "bonett-price"):
+                if method == "agresti-min":
+                    ua, va, na = u + 0.5, v + 0.5, n + 2.0
+                    se = np.sqrt((ua + va) - (ua - va) ** 2 / na) / na
                 else:
-                    se = se + 1.0 / n
-                    half = z * se
-            low, high = est - half, est + half
-        elif method in ("agresti-min", "bonett-price"):
-            if method == "agresti-min":
-                ua, va, na = u + 0.5, v + 0.5, n + 2.0
-                se = np.sqrt((ua + va) - (ua - va) ** 2 / na) / na
+                    pu, pv = (u + 1.0) / (n + 2.0), (v + 1.0) / (n + 2.0)
+                    se = np.sqrt((pu + pv - (pu - pv) ** 2) / (n + 2.0))
+                centre = (u - v) / (n + 2.0) if paper else est
+                low, high = centre - z * se, centre + z * se
+                if paper:
+                    low, high = np.clip(low, -1, 1), np.clip(high, -1, 1)
             else:
-                pu, pv = (u + 1.0) / (n + 2.0), (v + 1.0) / (n + 2.0)
-                se = np.sqrt((pu + pv - (pu - pv) ** 2) / (n + 2.0))
-            centre = (u - v) / (n + 2.0) if paper else est
-            low, high = centre - z * se, centre + z * se
-            if paper:
-                low, high = np.clip(low, -1, 1), np.clip(high, -1, 1)
-        else:
-            se = np.full(est.shape, np.nan)
-            if paper:
-                low, high = _tango_exact(u, v, n, z)
-            else:
-                low, high = _tango_dtcompair(u, v, n, z)
-        ok = n > 0
-        se, low, high = (np.where(ok, a, np.nan) for a in (se, low, high))
-    _empty_strata_warning(data, n)
-    return SeSpDifference(
-        est,
-        se,
-        low,
-        high,
-        value,
-        value_ref,
-        method,
-        convention,
-        float(confidence_level),
-        data.classes,
-        tuple(data.names[1:]),
-        data.names[0],
-    )
+                se = np.full(est.shape, np.nan)
+                if paper:
+                    low, high = _tango_exact(u, v, n, z)
+                else:
+                    low, high = _tango_dtcompair(u, v, n, z)
+            ok = n > 0
+            se, low, high = (np.where(ok, a, np.nan) for a in (se, low, high))
+        if method == "wald" and paper:
+            # Every record of the stratum differs the same way (or none
+            # differs): the standard error is 0 and the interval would
+            # collapse onto the difference. DTComPair reports that point.
+            collapsed = ok & (se == 0)
+            low, high = np.where(collapsed, np.nan, low), np.where(collapsed, np.nan, high)
+            for i, what in enumerate(_SESP):
+                warn_undefined(
+                    collapsed[..., i],
+                    data.classes,
+                    data.names[1:],
+                    f"the Wald interval of the {what} difference",
+                    "its standard error is 0: the classifiers agree on every record of "
+                    "the stratum, or every discordant record favours the same one; "
+                    "use method='tango' or 'agresti-min'",
+                )
+        _empty_strata_warning(data, n)
+        return SeSpDifference(
+            est,
+            se,
+            low,
+            high,
+            value,
+            value_ref,
+            method,
+            convention,
+            float(confidence_level),
+            data.classes,
+            tuple(data.names[1:]),
+            data.names[0],
+        )
 
 
 def _tango_dtcompair(u, v, n, z):
@@ -574,30 +594,31 @@ def generalized_mcnemar(
     >>> print(f"{stat[0, 0]:.3f} {p[0, 0]:.4f}")
     4.000 0.1353
     """
-    require_no_groups(groups, "generalized_mcnemar")
-    data = prepare(y_true, y_preds, reference=reference, labels=labels)
-    u, v, n, _, _ = discordant(data)
-    chi = ratio((u - v) ** 2, u + v)
-    statistic = chi.sum(axis=-1)
-    pvalue = stats.chi2.sf(statistic, 2)
-    warn_undefined(
-        ((u + v) == 0).any(axis=-1),
-        data.classes,
-        data.names[1:],
-        "the generalized McNemar statistic",
-        "a stratum has no discordant record (McNemar's statistic is 0/0)",
-        3,
-    )
-    return GeneralizedMcNemarResult(
-        statistic,
-        pvalue,
-        2,
-        chi[..., 0],
-        chi[..., 1],
-        data.classes,
-        tuple(data.names[1:]),
-        data.names[0],
-    )
+    with one_warning():
+        require_no_groups(groups, "generalized_mcnemar")
+        data = prepare(y_true, y_preds, reference=reference, labels=labels)
+        u, v, n, _, _ = discordant(data)
+        chi = ratio((u - v) ** 2, u + v)
+        statistic = chi.sum(axis=-1)
+        pvalue = stats.chi2.sf(statistic, 2)
+        warn_undefined(
+            ((u + v) == 0).any(axis=-1),
+            data.classes,
+            data.names[1:],
+            "the generalized McNemar statistic",
+            "a stratum has no discordant record (McNemar's statistic is 0/0)",
+            3,
+        )
+        return GeneralizedMcNemarResult(
+            statistic,
+            pvalue,
+            2,
+            chi[..., 0],
+            chi[..., 1],
+            data.classes,
+            tuple(data.names[1:]),
+            data.names[0],
+        )
 
 
 # --------------------------------------------------------------------------
@@ -850,10 +871,11 @@ def relative_sensitivity_specificity(
     0  sensitivity  0.5000  0.2246   1.1129  0.0895
     1  specificity  0.6667  0.2995   1.4839  0.3206
     """
-    data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
-    return _relative_fractions(
-        data, ((1, 1), (0, 0)), _SESP, ("true positive", "true negative"), groups
-    )
+    with one_warning():
+        data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
+        return _relative_fractions(
+            data, ((1, 1), (0, 0)), _SESP, ("true positive", "true negative"), groups
+        )
 
 
 def relative_tpf_fpf(
@@ -909,7 +931,8 @@ def relative_tpf_fpf(
     0     tpf    0.5  0.0895
     1     fpf    2.0  0.3270
     """
-    data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
-    return _relative_fractions(
-        data, ((1, 1), (0, 1)), ("tpf", "fpf"), ("true positive", "false positive"), groups
-    )
+    with one_warning():
+        data = prepare(y_true, y_preds, reference=reference, labels=labels, groups=groups)
+        return _relative_fractions(
+            data, ((1, 1), (0, 1)), ("tpf", "fpf"), ("true positive", "false positive"), groups
+        )
