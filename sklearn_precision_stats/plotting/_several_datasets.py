@@ -27,13 +27,16 @@ _LEFT, _ROPE, _RIGHT = "#d95f02", "#9e9e9e", "#1b9e77"
 
 def _control_bars(result, ranks):
     """Bars joining the control to each classifier that does not differ from it."""
-    control = result.control
-    same = [
-        name
+    # Positions, not labels: .loc would read a tuple name (MultiIndex
+    # columns) as a row and a column level.
+    names = list(result.pvalue.columns)
+    control = names.index(result.control)
+    pvalue = result.pvalue.to_numpy()
+    return [
+        (result.control, name)
         for name in ranks.index
-        if name != control and not result.pvalue.loc[control, name] < result.alpha
+        if name != result.control and not pvalue[control, names.index(name)] < result.alpha
     ]
-    return [(control, name) for name in same]
 
 
 def plot_critical_difference(result: PosthocResult, ax: Axes | None = None) -> Axes:
@@ -112,7 +115,7 @@ def plot_critical_difference(result: PosthocResult, ax: Axes | None = None) -> A
         y_cd = -0.55
         if result.control is not None:
             # Demsar's Figure 2: the interval of one CD around the control.
-            centre = ranks[result.control]
+            centre = ranks.iloc[list(ranks.index).index(result.control)]
             ax.plot([centre - cd, centre + cd], [y_cd, y_cd], color="black", lw=2.5)
             ax.plot([centre, centre], [y_cd - 0.05, y_cd + 0.05], color="black")
         else:
@@ -133,8 +136,9 @@ def plot_critical_difference(result: PosthocResult, ax: Axes | None = None) -> A
         ax.text(x_end + (0.05 if ha == "left" else -0.05), y, label, ha=ha, va="center")
 
     # Bars joining classifiers that do not differ.
+    position = {name: i for i, name in enumerate(ranks.index)}
     for j, (a, b) in enumerate(bars):
-        low, high = sorted((ranks[a], ranks[b]))
+        low, high = sorted((ranks.iloc[position[a]], ranks.iloc[position[b]]))
         y = 0.25 + row * j
         ax.plot([low - 0.04, high + 0.04], [y, y], color="black", lw=4, solid_capstyle="butt")
 

@@ -7,6 +7,7 @@ and tied scores share their average rank (Demsar 2006, section 3.2.2).
 """
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,6 +22,17 @@ from ..utils._sklearn_compat import validate_params
 __all__ = ["FriedmanResult", "friedman_test"]
 
 
+def _scores_frame(scores):
+    """A mapping of classifier names to their scores, as a DataFrame."""
+    try:
+        return pd.DataFrame(dict(scores))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            "scores given as a dict must map each classifier to its scores on "
+            f"the same data sets, all of the same length ({exc})."
+        ) from None
+
+
 def _check_scores_table(scores, lower_is_better):
     """Validate a (n_datasets, n_classifiers) table; return values and names."""
     if not isinstance(lower_is_better, (bool, np.bool_)):
@@ -28,23 +40,26 @@ def _check_scores_table(scores, lower_is_better):
             f"lower_is_better must be True or False, got {lower_is_better!r}; "
             "pass lower_is_better=True when the scores are errors or losses."
         )
-    if isinstance(scores, pd.DataFrame):
-        names = list(scores.columns)
-        datasets = list(scores.index)
-        values = scores.to_numpy()
-    else:
-        values = np.asarray(scores)
-        names = None
-        datasets = None
+    if isinstance(scores, Mapping):
+        scores = _scores_frame(scores)
+    names = datasets = None
+    try:
+        if isinstance(scores, pd.DataFrame):
+            names = list(scores.columns)
+            datasets = list(scores.index)
+            # pandas' missing values (pd.NA of the nullable dtypes) become NaN.
+            values = scores.to_numpy(dtype=np.float64, na_value=np.nan)
+        else:
+            values = np.asarray(scores)
+            if values.ndim == 2:
+                values = values.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"scores must hold numbers: {exc}") from None
     if values.ndim != 2:
         raise ValueError(
             f"scores must be 2-D with one row per data set and one column per "
             f"classifier, got an array of shape {values.shape}."
         )
-    try:
-        values = values.astype(np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"scores must hold numbers: {exc}") from exc
     n_datasets, n_classifiers = values.shape
     if n_classifiers < 2 or n_datasets < 2:
         raise ValueError(
@@ -169,10 +184,11 @@ def friedman_test(
 
     Parameters
     ----------
-    scores : array-like or pandas.DataFrame of shape (n_datasets, n_classifiers)
+    scores : array-like, pandas.DataFrame or dict of shape (n_datasets, n_classifiers)
         One score per data set (row) and classifier (column), e.g. the mean
-        cross-validated accuracy. The columns of a DataFrame name the
-        classifiers; otherwise they are numbered from 0.
+        cross-validated accuracy. The columns of a DataFrame, or the keys of
+        a dict mapping each classifier to its scores, name the classifiers;
+        otherwise they are numbered from 0.
     lower_is_better : bool, default=False
         Set to True when the scores are errors or losses.
     tie_correction : bool, default=True
@@ -230,6 +246,14 @@ def friedman_test(
     (31.0, (2, 10))
     """
     values, names, datasets = _check_scores_table(scores, lower_is_better)
+    return _friedman(values, names, datasets, lower_is_better, tie_correction)
+
+
+def _friedman(values, names, datasets, lower_is_better, tie_correction):
+    """Friedman's test on a checked table, called by a public function.
+
+    Its warning points at the line that called that public function.
+    """
     n, k = values.shape
     ranks = _ranks(values, lower_is_better)
     chi2, f_stat = _friedman_statistics(ranks, tie_correction)
@@ -237,7 +261,9 @@ def friedman_test(
     df = k - 1
     id_df = (k - 1, (k - 1) * (n - 1))
     if not math.isfinite(chi2):
-        _warn_undefined("Friedman's test", "every data set ties every classifier")
+        # Frames: _warn_undefined, this function, the public function, its
+        # validate_params wrapper, then the user's line.
+        _warn_undefined("Friedman's test", "every data set ties every classifier", stacklevel=5)
         chi2 = f_stat = pvalue = id_pvalue = math.nan
     else:
         pvalue = float(stats.chi2.sf(chi2, df))

@@ -24,7 +24,7 @@ from scipy import stats
 
 from ..results._base import TestResult, copied_on_access
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
-from ._friedman import FriedmanResult, _check_scores_table, friedman_test
+from ._friedman import FriedmanResult, _check_scores_table, _friedman
 
 __all__ = ["PosthocResult", "posthoc_test"]
 
@@ -113,6 +113,27 @@ def _critical_difference(method, alpha, n_datasets, n_classifiers, n_pairs):
     else:
         return math.nan  # step-down procedures have no single critical value
     return float(q * se)
+
+
+def _control_position(control, names):
+    """Position of ``control`` among the classifier names, or a ValueError.
+
+    Names match by equality, as in a pandas index (``1.0`` finds ``1``),
+    except that a bool finds only a bool: ``True == 1`` would otherwise
+    pick the classifier numbered 1.
+    """
+    is_bool = isinstance(control, (bool, np.bool_))
+    for position, name in enumerate(names):
+        try:
+            same = bool(name == control)
+        except (TypeError, ValueError):  # e.g. an array compared with a name
+            same = False
+        if same and isinstance(name, (bool, np.bool_)) == is_bool:
+            return position
+    raise ValueError(
+        f"control={control!r} is not one of the classifiers {names}; pass "
+        "a column name of scores (a column number for an array) or None."
+    )
 
 
 def _groups_not_differing(order, rejected):
@@ -210,7 +231,12 @@ class PosthocResult(TestResult):
         -------
         text : str
         """
-        ranks = self.average_ranks.sort_values(kind="stable")
+        # Positions, not labels: tuple names (MultiIndex columns) would be
+        # read by .loc as a row and a column level.
+        names = list(self.pvalue.columns)
+        pvalue = self.pvalue.to_numpy()
+        mean_ranks = self.average_ranks.to_numpy()
+        order = np.argsort(mean_ranks, kind="stable")
         lines = [
             f"Post-hoc test: {_METHOD_NAMES[self.method]}"
             + (f" against control {self.control!r}" if self.control is not None else ", all pairs")
@@ -220,44 +246,36 @@ class PosthocResult(TestResult):
             f"Iman-Davenport F = {self.friedman.iman_davenport_statistic:.4g}, "
             f"p = {self.friedman.iman_davenport_pvalue:.4g}",
             "Average ranks (1 = best): "
-            + ", ".join(f"{name} {value:.3f}" for name, value in ranks.items()),
+            + ", ".join(f"{names[i]} {mean_ranks[i]:.3f}" for i in order),
         ]
         if math.isfinite(self.critical_difference):
             lines.append(f"Critical difference: {self.critical_difference:.4f}")
-        names = list(self.pvalue.columns)
+        significant = pvalue < self.alpha
         if self.control is None:
             in_group = {name for group in self.groups for name in group}
             lines.append("Groups that do not differ significantly:")
             lines.extend("  " + ", ".join(str(name) for name in group) for group in self.groups)
-            alone = [str(name) for name in ranks.index if name not in in_group]
+            alone = [str(names[i]) for i in order if names[i] not in in_group]
             if alone:
                 lines.append("  differs from every other classifier: " + ", ".join(alone))
             if not self.groups and not alone:
                 lines.append("  (none)")
-            pairs = [
-                (a, b, self.pvalue.loc[a, b])
-                for a, b in combinations(ranks.index, 2)
-                if self.pvalue.loc[a, b] < self.alpha
-            ]
+            pairs = [(i, j) for i, j in combinations(order, 2) if significant[i, j]]
         else:
-            pairs = [
-                (self.control, b, self.pvalue.loc[self.control, b])
-                for b in names
-                if b != self.control and self.pvalue.loc[self.control, b] < self.alpha
-            ]
-            same = [
-                str(b)
-                for b in names
-                if b != self.control and not self.pvalue.loc[self.control, b] < self.alpha
-            ]
+            c = _control_position(self.control, names)
+            others = [j for j in range(len(names)) if j != c]
+            pairs = [(c, j) for j in others if significant[c, j]]
+            same = [str(names[j]) for j in others if not significant[c, j]]
             lines.append(
                 f"Not significantly different from {self.control!r}: "
                 + (", ".join(same) if same else "(none)")
             )
         lines.append("Significantly different pairs:" + ("" if pairs else " (none)"))
-        for a, b, p in pairs:
-            better, worse = (a, b) if ranks[a] <= ranks[b] else (b, a)
-            lines.append(f"  {better} better than {worse} (adjusted p = {p:.4g})")
+        for i, j in pairs:
+            better, worse = (i, j) if mean_ranks[i] <= mean_ranks[j] else (j, i)
+            lines.append(
+                f"  {names[better]} better than {names[worse]} (adjusted p = {pvalue[i, j]:.4g})"
+            )
         return "\n".join(lines)
 
 
@@ -283,9 +301,10 @@ def posthoc_test(
 
     Parameters
     ----------
-    scores : array-like or pandas.DataFrame of shape (n_datasets, n_classifiers)
+    scores : array-like, pandas.DataFrame or dict of shape (n_datasets, n_classifiers)
         One score per data set (row) and classifier (column). The columns of
-        a DataFrame name the classifiers; otherwise they are numbered from 0.
+        a DataFrame, or the keys of a dict mapping each classifier to its
+        scores, name the classifiers; otherwise they are numbered from 0.
     method : {"nemenyi", "holm", "bonferroni-dunn", "shaffer"}, default="nemenyi"
         ``"nemenyi"``: all pairs, with the studentized range (Demsar 2006).
         ``"holm"``: Holm's step-down adjustment of the normal p-values of
@@ -387,18 +406,16 @@ def posthoc_test(
     >>> holm.pvalue["nb"].round(4).to_dict()
     {'rf': 0.0001, 'svm': 0.0074, 'knn': 0.0332, 'nb': 1.0}
     """
-    values, names, _ = _check_scores_table(scores, lower_is_better)
-    if control is not None and control not in names:
-        raise ValueError(
-            f"control={control!r} is not one of the classifiers {names}; pass "
-            "a column name of scores (a column number for an array) or None."
-        )
+    values, names, datasets = _check_scores_table(scores, lower_is_better)
+    if control is not None:
+        c = _control_position(control, names)
+        control = names[c]  # as the table names it: 1 for 1.0 or np.int64(1)
     if method == "nemenyi" and control is not None:
         raise ValueError(
             "method='nemenyi' compares all pairs; to compare with a control "
             "use method='bonferroni-dunn' or method='holm' (more powerful)."
         )
-    friedman = friedman_test(values, lower_is_better=lower_is_better)
+    friedman = _friedman(values, names, datasets, lower_is_better, tie_correction=True)
     n, k = values.shape
     mean_ranks = friedman.average_ranks.to_numpy()
     z = (mean_ranks[:, None] - mean_ranks[None, :]) / _rank_standard_error(n, k)
@@ -406,7 +423,6 @@ def posthoc_test(
     if control is None:
         rows, cols = np.triu_indices(k, 1)
     else:
-        c = names.index(control)
         cols = np.array([j for j in range(k) if j != c])
         rows = np.full(cols.shape, c)
     pair_z = z[rows, cols]
