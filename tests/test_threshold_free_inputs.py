@@ -67,9 +67,10 @@ def test_float_multilabel_indicator_is_accepted():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"y_true": np.array([1, "a"] * 4, dtype=object)}, "y_true mixes values"),
-        ({"labels": np.array([0, "a"], dtype=object)}, "labels mixes values"),
-        ({"groups": np.array([0, "a"] * 4, dtype=object)}, "groups mixes values"),
+        ({"y_true": np.array([1, "a"] * 4, dtype=object)}, "y_true mixes strings and numbers"),
+        ({"labels": np.array([0, "a"], dtype=object)}, "labels mixes strings and numbers"),
+        ({"labels": ["0", "1"]}, "y_true holds numbers but labels holds strings"),
+        ({"y_true": np.array([0.5, 1.5] * 4)}, r"y_true has continuous values \(e.g. 0.5\)"),
         ({"labels": []}, "labels is empty"),
         ({"labels": [0, 2]}, r"class 1 \(row 1\) that is not in labels"),
     ],
@@ -82,6 +83,19 @@ def test_label_errors_name_the_argument(kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         compare_average_precision(**args)
+
+
+def test_groups_are_record_ids_of_any_hashable_kind():
+    # Record ids are only told apart, never ordered: a mix of numbers and
+    # strings names records, as in compare_precision and mcnemar_test.
+    rng = np.random.default_rng(0)
+    y = np.array([0, 1] * 20)
+    scores = {"a": y + rng.normal(size=40), "b": y + rng.normal(scale=2, size=40)}
+    mixed = np.array([0, "r1", 2, "r3"] * 10, dtype=object)
+    numbers = np.array([0, 1, 2, 3] * 10)
+    res = compare_roc_auc(y, scores, groups=mixed, n_resamples=50, random_state=0)
+    ref = compare_roc_auc(y, scores, groups=numbers, n_resamples=50, random_state=0)
+    pd.testing.assert_frame_equal(res.table, ref.table)
 
 
 @pytest.mark.parametrize(

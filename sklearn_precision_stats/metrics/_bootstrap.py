@@ -105,17 +105,6 @@ def nan_std(replicates: np.ndarray) -> np.ndarray:
     return out
 
 
-def percentile_interval(replicates: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    alpha = (1 - level) / 2
-    low, high = np.full(replicates.shape[1:], np.nan), np.full(replicates.shape[1:], np.nan)
-    enough = _enough_finite(replicates, 1)
-    if enough.any():
-        low[enough], high[enough] = np.nanquantile(
-            replicates[:, enough], [alpha, 1 - alpha], axis=0
-        )
-    return low, high
-
-
 def bca_interval(
     replicates: np.ndarray, estimate: np.ndarray, acceleration: np.ndarray, level: float
 ) -> tuple[np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ from scipy import special, stats
 
 from ..engine._accumulator import ComparisonCounts, counts_in_place_of_arrays
 from ..exceptions import UndefinedStatisticWarning
-from ..results._metric_comparison import MetricComparison
+from ..results._metric_comparison import MetricComparison, percentile_interval
 from ..utils._random_state import check_random_state_any
 from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions, validate_params
 from ..utils._validation import (
@@ -27,7 +27,6 @@ from ._bootstrap import (
     bootstrap_replicates,
     nan_mean,
     nan_std,
-    percentile_interval,
 )
 from ._cells import Units, tabulate, tabulate_multilabel, tabulate_samples, units_from_counts
 from ._definitions import NAMED, PER_CLASS, SAMPLES, WHOLE_MATRIX, MeasureSpec
@@ -501,14 +500,12 @@ def compare_cells(
             )
         diff_se = nan_std(rdiff)
         pvalue = bootstrap_pvalue(rdiff, diff)
-        dci = percentile_interval(rdiff, confidence_level)
-        ci = percentile_interval(np.moveaxis(reps, 2, 1), confidence_level)
         # Resamples may leave out what makes an estimate undefined (a row
         # with no samples value): an undefined estimate has no interval.
-        defined, est_defined = np.isfinite(diff), np.isfinite(est)
+        defined = np.isfinite(diff)
+        dci = percentile_interval(rdiff, confidence_level, defined)
+        ci = percentile_interval(np.moveaxis(reps, 2, 1), confidence_level, np.isfinite(est))
         diff_se = np.where(defined, diff_se, np.nan)
-        dci = (np.where(defined, dci[0], np.nan), np.where(defined, dci[1], np.nan))
-        ci = (np.where(est_defined, ci[0], np.nan), np.where(est_defined, ci[1], np.nan))
         extra["diff_bca_low"], extra["diff_bca_high"] = bca_interval(
             rdiff, diff, accel, confidence_level
         )

@@ -35,6 +35,26 @@ _DIFF_COLUMNS = ("diff", "diff_se", "diff_ci_low", "diff_ci_high", "diff_pvalue"
 _OMNIBUS_COLUMNS = ("df", "wald_stat", "wald_pvalue")
 
 
+def percentile_interval(
+    replicates: np.ndarray, level: float, defined: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap interval at `level` of each column (all axes but the first).
+
+    NaN where `defined` (of the columns' shape) is False: an undefined
+    estimate (e.g. a single record) has no interval, whatever its resamples
+    give. NaN too where no replicate is finite, on which
+    :func:`numpy.nanquantile` would warn.
+    """
+    alpha = (1 - level) / 2
+    low, high = np.full(defined.shape, np.nan), np.full(defined.shape, np.nan)
+    defined = defined & np.isfinite(replicates).any(axis=0)
+    if defined.any():
+        low[defined], high[defined] = np.nanquantile(
+            replicates[:, defined], [alpha, 1 - alpha], axis=0
+        )
+    return low, high
+
+
 def _read_only(array: Any, ndim: int | None = None, dtype: Any = float) -> np.ndarray:
     out = read_only(array, dtype)
     if ndim is not None and out.ndim != ndim:
@@ -275,20 +295,11 @@ class MetricComparison(_FrozenComparison):
         if level == self.confidence_level:
             return {k: a[k] for k in keys}
         if self.method == "bootstrap" and self.replicates is not None:
-            alpha = (1 - level) / 2
             reps = np.stack([self.replicates[c] for c in self.classifiers], axis=-1)
             limits = []
             for own, r in ((a[keys[0]], reps), (a[keys[2]], reps[..., 1:] - reps[..., :1])):
-                # Undefined at the own level (an undefined estimate, a single
-                # record) is undefined at any level; nanquantile would warn
-                # on the columns without a finite replicate.
-                low, high = np.full(own.shape, np.nan), np.full(own.shape, np.nan)
-                defined = np.isfinite(own) & np.isfinite(r).any(axis=0)
-                if defined.any():
-                    low[defined], high[defined] = np.nanquantile(
-                        r[:, defined], [alpha, 1 - alpha], axis=0
-                    )
-                limits += [low, high]
+                # Undefined at the own level is undefined at any level.
+                limits += percentile_interval(r, level, np.isfinite(own))
             return dict(zip(keys, limits, strict=True))
         if self.method != "bootstrap" and "estimate_se" in a:
             z = stats.norm.ppf(0.5 + level / 2)

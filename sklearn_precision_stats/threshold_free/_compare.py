@@ -12,6 +12,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from ..engine._codes import encode_groups
+from ..engine._labels import encode_sorted
 from ..exceptions import UndefinedStatisticWarning
 from ..results._metric_comparison import MetricComparison
 from ..utils._random_state import check_random_state_any
@@ -139,13 +141,6 @@ def _score_matrix(values, name, n_rows, n_columns):
     return array.reshape(n_rows, n_columns)
 
 
-def _unordered(name):
-    return ValueError(
-        f"{name} mixes values that cannot be ordered (e.g. strings and numbers); "
-        f"use one type, e.g. {name} as strings."
-    )
-
-
 def _is_multilabel(y_true):
     raw = y_true.to_numpy() if hasattr(y_true, "to_numpy") else y_true
     array = np.asarray(raw)
@@ -206,32 +201,26 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
         if n_rows == 0:
             raise ValueError("y_true is empty; at least one row is needed.")
         if labels is None:
-            try:
-                classes, codes = np.unique(y, return_inverse=True)
-            except TypeError as exc:
-                raise _unordered("y_true") from exc
+            (codes,), classes = encode_sorted(y, names=["y_true"])
         else:
-            classes = _as_label_array(labels, "labels")
-            try:
-                distinct = np.unique(classes).shape[0]
-            except TypeError as exc:
-                raise _unordered("labels") from exc
-            if distinct < classes.shape[0]:
-                raise ValueError("labels must not repeat a class.")
-            if distinct == 0:
+            given = _as_label_array(labels, "labels")
+            if given.shape[0] == 0:
                 raise ValueError("labels is empty; pass the classes, or None for those of y_true.")
-            sorter = np.argsort(classes, kind="stable")
-            position = np.searchsorted(classes, y, sorter=sorter)
-            position = np.minimum(position, classes.shape[0] - 1)
-            codes = sorter[position]
-            missing = classes[codes] != y
-            if missing.any():
-                row = int(np.flatnonzero(missing)[0])
+            (label_codes, codes), values = encode_sorted(given, y, names=["labels", "y_true"])
+            if np.unique(label_codes).shape[0] < label_codes.shape[0]:
+                raise ValueError("labels must not repeat a class.")
+            # Codes of y_true become positions in labels; -1 for a class not in it.
+            position = np.full(values.shape[0], -1, dtype=np.intp)
+            position[label_codes] = np.arange(label_codes.shape[0])
+            codes = position[codes]
+            if codes.min() < 0:
+                row = int(np.argmax(codes < 0))
                 raise ValueError(
                     f"y_true holds the class {_class_name(y[row])} (row {row}) that is not in "
                     "labels; "
                     "add it to labels or leave labels=None for every class of y_true."
                 )
+            classes = values[label_codes]
         if classes.shape[0] < 2:
             raise ValueError(
                 "y_true holds only one class; pass labels=[negative, positive] (binary) "
@@ -258,12 +247,7 @@ def _check_problem(y_true, y_scores, reference, groups, labels):
     if groups is not None:
         groups = _check_groups(groups, n_rows)
         # Clusters mix classes, so they are drawn without strata.
-        try:
-            _, unit = np.unique(groups, return_inverse=True)
-        except TypeError as exc:
-            raise _unordered("groups") from exc
-        n_units = int(unit.max()) + 1
-        problem.unit = unit.astype(np.intp, copy=False)
+        problem.unit, n_units = encode_groups(groups)
         problem.strata_sizes = [n_units]
         problem.unit_of_column = np.arange(n_units)
     elif codes is not None:
