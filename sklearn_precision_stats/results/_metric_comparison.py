@@ -296,7 +296,7 @@ class MetricComparison(_FrozenComparison):
             return {k: a[k] for k in keys}
         if self.method == "bootstrap" and self.replicates is not None:
             reps = np.stack([self.replicates[c] for c in self.classifiers], axis=-1)
-            limits = []
+            limits: list[np.ndarray] = []
             for own, r in ((a[keys[0]], reps), (a[keys[2]], reps[..., 1:] - reps[..., :1])):
                 # Undefined at the own level is undefined at any level.
                 limits += percentile_interval(r, level, np.isfinite(own))
