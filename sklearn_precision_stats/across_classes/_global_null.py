@@ -325,6 +325,11 @@ def _lancaster_permutation(pvalues, weights, null_pvalues):
     the asymptotic per-class p-values non-uniform.
     """
     n_tests = pvalues.shape[0]
+    if np.isnan(pvalues).any():
+        # A NaN p-value makes the result NaN, as for the other methods.
+        return GlobalTestResult(
+            math.nan, math.nan, math.nan, math.nan, "permutation", n_tests, null_pvalues.shape[0]
+        )
     observed = float(_lancaster_statistic(pvalues, weights))
     null = _lancaster_statistic(null_pvalues, weights)
     # (1 + count) / (1 + B): the observed data are one of the permutations.

@@ -108,15 +108,37 @@ def at_prevalence(
             ci_low, ci_high = np.where(finite, ci_low, np.nan), np.where(finite, ci_high, np.nan)
         else:
             ci_low, ci_high = _nan_quantiles(boot, quantiles)
+            boot_constant = _constant_draws(boot)
+            ci_low, ci_high = (np.where(boot_constant, np.nan, a) for a in (ci_low, ci_high))
         with np.errstate(divide="ignore", invalid="ignore"):
             rp = updated / updated[:, :1]
             rp_boot = boot / boot[..., :1]
         rp_boot = np.where(np.isfinite(rp_boot), rp_boot, np.nan)
         rp_low, rp_high = _nan_quantiles(rp_boot, quantiles)
-    # The reference's own rows carry no ratio.
+        # The reference's own rows carry no ratio.
+        ratio_constant = _constant_draws(rp_boot)
+        ratio_constant[:, 0] = False
+        rp_low, rp_high = (np.where(ratio_constant, np.nan, a) for a in (rp_low, rp_high))
     for arr in (rp, rp_low, rp_high):
         arr[:, 0] = np.nan
     messages = _diagnose(tp, fp, n_pos, n_rows, names, chosen, ci, metric)
+    what = f"{metric} at prevalence"
+    if ci == "bootstrap":
+        counts = "negatives" if negative else "positives"
+        messages += _constant_messages(
+            boot_constant,
+            names,
+            chosen,
+            f"The {what} of classifier {{}}",
+            f"no false {counts}, or no true {counts}",
+        )
+    messages += _constant_messages(
+        ratio_constant,
+        names,
+        chosen,
+        f"The ratio of the {what} of classifier {{}} to the reference's",
+        "the reference's predictions, or both perfect",
+    )
     if data.n_records < 2:
         # One record: its sandwich variance is zero and every resample repeats it.
         for arr in (ci_low, ci_high, rp_low, rp_high):
@@ -125,8 +147,9 @@ def at_prevalence(
             "The comparison has a single record (cluster): the intervals of the "
             f"{metric} at prevalence need at least two, so they are NaN."
         )
-    for message in messages:
-        warnings.warn(message, UndefinedStatisticWarning, stacklevel=3)
+    if messages:
+        # One warning per call, every reason in it.
+        warnings.warn(" ".join(messages), UndefinedStatisticWarning, stacklevel=3)
 
     n_classes, n_clf = tp.shape
     frame = pd.DataFrame(
@@ -147,6 +170,38 @@ def at_prevalence(
     if values.dtype.kind in "iub":
         frame["class"] = frame["class"].astype(values.dtype)
     return frame
+
+
+def _constant_draws(samples):
+    """Where every defined draw of `samples` (R, ...) is the same number.
+
+    A percentile interval there collapses onto that number: a classifier
+    without false positives keeps a precision of 1 in every resample, and
+    identical classifiers a ratio of 1.
+    """
+    defined = ~np.isnan(samples).all(axis=0)
+    constant = np.zeros(samples.shape[1:], dtype=bool)
+    if defined.any():
+        draws = samples[:, defined]
+        constant[defined] = np.nanmax(draws, axis=0) == np.nanmin(draws, axis=0)
+    return constant
+
+
+def _constant_messages(mask, names, chosen, subject, example):
+    """One sentence per classifier whose bootstrap interval is degenerate.
+
+    `subject` has a ``{}`` for the classifier's name.
+    """
+    messages = []
+    for c, name in enumerate(names):
+        listed = [k for k, bad in zip(chosen, mask[:, c], strict=True) if bad]
+        if listed:
+            messages.append(
+                f"{subject.format(repr(name))} is the same on every bootstrap resample "
+                f"for class(es) {listed} (e.g. {example}): its bootstrap interval "
+                "would collapse onto that value and is reported as NaN."
+            )
+    return messages
 
 
 def _nan_quantiles(samples, quantiles):
@@ -482,8 +537,7 @@ def _diagnose(tp, fp, n_pos, n_rows, names, chosen, ci, metric="precision"):
                     messages.append(
                         f"Classifier {name!r} has {reason} for class(es) "
                         f"{listed(mask)}: the analytic confidence interval of its "
-                        f"{what} is undefined and reported as NaN; "
-                        "ci='bootstrap' gives one."
+                        f"{what} is undefined and reported as NaN."
                     )
             mask = known & constant_mask[:, c]
             if mask.any():

@@ -76,6 +76,10 @@ def replicability_score(outcomes: ArrayLike) -> float:
     0.4666666666666667
     """
     e = np.asarray(outcomes)
+    if e.dtype.kind == "O" and e.ndim == 1:
+        # Python objects, e.g. a pandas nullable boolean array; a missing
+        # outcome (None, pd.NA) becomes NaN and is refused below.
+        e = pd.to_numeric(pd.Series(e), errors="coerce").to_numpy(dtype=float)
     if e.ndim != 1:
         raise ValueError(f"outcomes must be 1-D (one outcome per experiment), got shape {e.shape}.")
     if e.shape[0] < 2:
@@ -85,8 +89,8 @@ def replicability_score(outcomes: ArrayLike) -> float:
         )
     if e.dtype.kind not in "biuf" or not np.isin(e, (0, 1)).all():
         raise ValueError(
-            "outcomes must be booleans or 0/1 (1 = null hypothesis rejected); "
-            f"got values {np.unique(e)[:5].tolist()}."
+            "outcomes must be booleans or 0/1 (1 = null hypothesis rejected), "
+            f"without missing values; got values {np.unique(e)[:5].tolist()}."
         )
     n = e.shape[0]
     q = int(np.count_nonzero(e))
