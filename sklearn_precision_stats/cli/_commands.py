@@ -79,6 +79,27 @@ def _level(text):
     return value
 
 
+def _delimiter(text):
+    """One character; ``\\t`` or ``tab`` for a tab (hard to type in a shell)."""
+    text = {"\\t": "\t", "tab": "\t"}.get(text, text)
+    if len(text) != 1 or text in '\r\n"':
+        raise argparse.ArgumentTypeError(
+            f"must be one character other than a quote or a line break, e.g. ';', or "
+            f"\\t for a tab; got {text!r}"
+        )
+    return text
+
+
+def _seed(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
+    return value
+
+
 def _positive_int(text):
     try:
         value = int(text)
@@ -90,7 +111,11 @@ def _positive_int(text):
 
 
 def _add_input(parser, scores=False):
-    parser.add_argument("file", metavar="FILE", help="CSV, Parquet or Feather file")
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help="CSV (also compressed: .gz, .bz2, .zst, .lz4), Parquet or Feather file",
+    )
     parser.add_argument("--truth", required=True, metavar="COL", help="column of true labels")
     parser.add_argument(
         "--input-format",
@@ -99,7 +124,10 @@ def _add_input(parser, scores=False):
         help="format of FILE (default: from its suffix)",
     )
     parser.add_argument(
-        "--delimiter", default=None, help="CSV field delimiter (default: a tab for .tsv, else ,)"
+        "--delimiter",
+        type=_delimiter,
+        default=None,
+        help="CSV field delimiter, one character; \\t for a tab (default: a tab for .tsv, else ,)",
     )
     parser.add_argument(
         "--encoding",
@@ -171,7 +199,7 @@ def _add_confidence_level(parser):
 def _add_random_state(parser, of):
     parser.add_argument(
         "--random-state",
-        type=int,
+        type=_seed,
         default=None,
         metavar="SEED",
         help=f"seed of the {of} (default: fresh entropy)",

@@ -11,11 +11,15 @@ missing or continuous label is reported with its column name as soon as its
 batch is read.
 """
 
+import functools
+import inspect
+import warnings
+
 import numpy as np
 
 from ..engine._accumulator import ComparisonCounts
 from ..engine._labels import StreamingLabelEncoder
-from ._io import UsageError
+from ._io import MixedColumnError, UsageError
 
 __all__ = []
 
@@ -70,6 +74,49 @@ def _check_not_empty(source, n_rows):
         raise UsageError(f"{source.path!r} has no data rows (only a header, or nothing).")
 
 
+def _labels_as_text_if_mixed(*roles):
+    """Read again with the label columns as text when one mixes numbers and text.
+
+    `roles` name the reader's parameters holding label (or record-id)
+    columns. pyarrow types a CSV column from its first rows, so a column
+    of numbers with text further down fails part-way; its classes are
+    then all text, and every other label column must be text too for
+    the classes to match ('1' in one column is 1 in another).
+    """
+
+    def decorate(read):
+        @functools.wraps(read)
+        def wrapper(source, *args, **kwargs):
+            bound = inspect.signature(read).bind(source, *args, **kwargs).arguments
+            columns = []
+            for role in roles:
+                value = bound.get(role)
+                if isinstance(value, str):
+                    columns.append(value)
+                elif value is not None:
+                    columns.extend(value)
+            try:
+                return read(source, *args, **kwargs)
+            except MixedColumnError as exc:
+                if source.format != "csv" or source.text_columns or exc.column not in columns:
+                    raise
+                column = exc.column
+            warnings.warn(
+                f"column {column!r} of {source.path!r} holds numbers and text: its label "
+                f"columns {columns} were read as text, so the classes are text "
+                "('1', not 1).",
+                UserWarning,
+                stacklevel=2,
+            )
+            source.text_columns = tuple(columns)
+            return read(source, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+@_labels_as_text_if_mixed("truth", "classifiers", "groups")
 def read_wide(source, truth, classifiers, groups=None):
     """Encode a wide file's truth, prediction and record-id columns.
 
@@ -103,6 +150,7 @@ def read_wide(source, truth, classifiers, groups=None):
     return EncodedColumns(labels, y_true, preds, _concat(group_parts) if records else None)
 
 
+@_labels_as_text_if_mixed("truth", "classifiers", "groups")
 def count_wide(source, truth, classifiers, groups=None):
     """Count a wide file batch by batch, in memory bounded by the batch size.
 
@@ -614,6 +662,7 @@ def _resized(array, shape, fill):
     return out
 
 
+@_labels_as_text_if_mixed("truth", "classifier_col", "prediction_col", "record_col")
 def pivot_long(source, truth, classifier_col, prediction_col, record_col, classifiers=None):
     """Read a long file batch by batch into a :class:`LongTable`.
 
@@ -680,6 +729,7 @@ class _Growing:
         return self.array[: self.n]
 
 
+@_labels_as_text_if_mixed("truth", "groups")
 def read_scores(source, truth, names, groups=None):
     """Read the true labels (as codes) and score columns (as float64) of a file.
 

@@ -33,6 +33,23 @@ class UsageError(Exception):
     """A problem with the command line or the input file (exit status 2)."""
 
 
+class MixedColumnError(UsageError):
+    """A CSV column typed from its first rows, holding a value of another type later.
+
+    pyarrow infers a CSV column's type from its first block of rows; a
+    label column with numbers first and text later (``1, 2, ..., "cat"``)
+    fails in a later block. `column` names it, so that a reader can read
+    its label columns again as text.
+    """
+
+    def __init__(self, message, column):
+        super().__init__(message)
+        self.column = column
+
+
+_CONVERSION = re.compile(r"In CSV column #(\d+): CSV conversion error to (\w+): invalid value (.*)")
+
+
 def check_output_path(path):
     """UsageError unless `path` (None or ``-``: stdout) can be created."""
     if path is None or os.fspath(path) == "-":
@@ -62,10 +79,33 @@ def _require_pyarrow():
 _MAGIC = {b"PAR1": "parquet", b"ARROW1": "feather"}
 
 
+# Suffixes of compressed CSV files, which pyarrow decompresses as it reads.
+COMPRESSED = (".gz", ".bz2", ".zst", ".lz4")
+
+
+def _head(path, size=1 << 16):
+    """The first `size` bytes of a file, decompressed when its suffix says so."""
+    if not path.lower().endswith(COMPRESSED):
+        with open(path, "rb") as handle:
+            return handle.read(size)
+    import pyarrow as pa
+
+    try:
+        with pa.input_stream(path, compression="detect") as stream:
+            return stream.read(size)
+    except (OSError, pa.ArrowException) as exc:
+        suffix = os.path.splitext(path)[1]
+        raise UsageError(
+            f"cannot decompress {path!r}: its suffix {suffix!r} says it is compressed "
+            f"but {_reason(exc)}; rename it or pass an uncompressed file."
+        ) from None
+
+
 def _sniff_text(path, encoding):
-    """UsageError when a CSV file holds binary data or text not in `encoding`."""
-    with open(path, "rb") as handle:
-        head = handle.read(1 << 16)
+    """UsageError when a CSV file is empty, holds binary data or text not in `encoding`."""
+    head = _head(path)
+    if not head:
+        raise UsageError(f"{path!r} is empty: it has no header and no rows.")
     for magic, fmt in _MAGIC.items():
         if head.startswith(magic):
             raise UsageError(
@@ -111,7 +151,7 @@ def detect_format(path, fmt=None):
     if fmt is not None:
         return fmt
     name = os.fspath(path).lower()
-    for compressed in (".gz", ".bz2", ".zst", ".lz4"):
+    for compressed in COMPRESSED:
         if name.endswith(compressed):
             name = name[: -len(compressed)]
     suffix = os.path.splitext(name)[1]
@@ -155,6 +195,8 @@ class TableSource:
             delimiter = "\t" if self.path.lower().endswith(".tsv") else ","
         self.delimiter = delimiter
         self.encoding = encoding
+        # CSV columns read as text whatever their values (see MixedColumnError).
+        self.text_columns = ()
         if self.format == "csv":
             _sniff_text(self.path, encoding)
         try:
@@ -183,8 +225,6 @@ class TableSource:
                 except pa.ArrowInvalid:
                     reader = pa.ipc.open_stream(source)
                     return list(reader.schema.names), None
-        if os.path.getsize(self.path) == 0:
-            raise UsageError(f"{self.path!r} is empty: it has no header and no rows.")
         reader = self._open_csv(None)
         import pyarrow as pa
 
@@ -204,8 +244,11 @@ class TableSource:
         # a few dictionary entries instead of hashing every row.
         # Empty cells and NA (pyarrow's null spellings) are missing in text
         # columns too, not labels '' or 'NA': they are reported as missing.
+        import pyarrow as pa
+
         convert = pcsv.ConvertOptions(
             include_columns=columns,
+            column_types={name: pa.string() for name in self.text_columns},
             auto_dict_encode=True,
             auto_dict_max_cardinality=1 << 16,
             strings_can_be_null=True,
@@ -218,9 +261,19 @@ class TableSource:
         """UsageError naming `option` when a column is not in the file."""
         for column in columns:
             if column not in self.columns:
+                hint = ""
+                if self.format == "csv" and len(self.columns) == 1:
+                    hint = f" (one column: is its delimiter {self.delimiter!r}? see --delimiter)"
                 raise UsageError(
                     f"{option}: column {column!r} is not in {self.path!r}; its columns are "
-                    f"{self.columns}."
+                    f"{self.columns}{hint}."
+                )
+            count = self.columns.count(column)
+            if count > 1:
+                # Reading it by name would take one of them silently.
+                raise UsageError(
+                    f"{option}: {self.path!r} has {count} columns named {column!r}; give "
+                    "its columns unique names."
                 )
 
     def batches(self, columns, progress=None, pre_buffer=True):
@@ -248,6 +301,15 @@ class TableSource:
             import pyarrow as pa
 
             if isinstance(exc, (pa.ArrowInvalid, pa.ArrowTypeError, OSError)):
+                mixed = _CONVERSION.search(str(exc))
+                if mixed and int(mixed.group(1)) < len(self.columns):
+                    column = self.columns[int(mixed.group(1))]
+                    raise MixedColumnError(
+                        f"column {column!r} of {self.path!r} holds {mixed.group(2)} values "
+                        f"in its first rows but {mixed.group(3)} in a later row; correct or "
+                        "drop that row.",
+                        column,
+                    ) from exc
                 if "UTF8" in str(exc) or "UTF-8" in str(exc):
                     raise UsageError(_encoding_message(self.path, self.encoding)) from exc
                 raise UsageError(f"cannot read {self.path!r}: {_reason(exc)}") from exc

@@ -71,6 +71,7 @@ def _read(args, counts=False):
     if args.classifiers is None:
         skip = {args.truth, args.groups}
         classifiers = [c for c in source.columns if c not in skip]
+        source.require(classifiers, "--classifiers (default: every other column)")
     else:
         classifiers = args.classifiers
         for name in classifiers:
@@ -79,6 +80,7 @@ def _read(args, counts=False):
                     f"--classifiers: unknown classifier {name!r}: no such column in "
                     f"{source.path!r}; its columns are {source.columns}."
                 )
+        source.require(classifiers, "--classifiers")
     if len(set(classifiers)) != len(classifiers):
         raise UsageError(f"--classifiers: names must be unique, got {classifiers}.")
     if args.truth in classifiers:
@@ -125,7 +127,7 @@ def _warn_suspicious(args):
         seen.setdefault(column, option)
 
 
-def _resolve_labels(requested, classes):
+def _resolve_labels(requested, classes, option="--labels"):
     """Command-line label strings -> the labels of the file, by their text."""
     if requested is None:
         return None
@@ -140,7 +142,7 @@ def _resolve_labels(requested, classes):
         if text not in by_text:
             seen = sorted(str(v) for v in np.asarray(classes).tolist())
             raise UsageError(
-                f"--labels: class {text!r} does not occur in the file; its classes are {seen}."
+                f"{option}: class {text!r} does not occur in the file; its classes are {seen}."
             )
         labels.append(by_text[text])
     return labels
@@ -238,7 +240,7 @@ def _metric_params(args, classes):
     if args.pos_label is not None:
         if args.average != "binary":
             raise UsageError("--pos-label is for --average binary.")
-        (params["pos_label"],) = _resolve_labels([args.pos_label], classes)
+        (params["pos_label"],) = _resolve_labels([args.pos_label], classes, "--pos-label")
     return params
 
 
@@ -522,7 +524,7 @@ def run_compare_scores(args):
             raise UsageError(
                 f"--pos-label is for two classes; the --truth column has {len(classes)}."
             )
-        (positive,) = _resolve_labels([args.pos_label], classes)
+        (positive,) = _resolve_labels([args.pos_label], classes, "--pos-label")
         order = [c for c in order if c != positive] + [positive]
     width = 1 if len(order) == 2 else len(order)
     y_scores = {}

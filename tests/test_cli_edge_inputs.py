@@ -1,0 +1,202 @@
+"""The command line on awkward files and options: compressed CSV files,
+duplicate column names, a label column that turns from numbers to text
+part-way, mistyped delimiters, seeds and positive labels."""
+
+import bz2
+import gzip
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import precision_score
+
+from sklearn_precision_stats.__main__ import main
+from sklearn_precision_stats.cli import _io
+from sklearn_precision_stats.paired import compare_precision
+
+pytest.importorskip("pyarrow")
+
+
+def _run(argv, capsys):
+    code = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _error(err, code):
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "error:" in lines[0] and "Traceback" not in err
+    return lines[0]
+
+
+def _frame(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["bird", "cat", "dog"], n)
+    frame = {"truth": y}
+    for name, p in (("a", 0.8), ("b", 0.6)):
+        frame[name] = np.where(rng.random(n) < p, y, rng.choice(["bird", "cat", "dog"], n))
+    return pd.DataFrame(frame)
+
+
+def _table(argv, capsys):
+    code, out, err = _run([*argv, "--format", "json"], capsys)
+    assert code == 0, err
+    return pd.DataFrame(json.loads(out)["table"])
+
+
+@pytest.mark.parametrize("opener", [gzip.open, bz2.open], ids=["gz", "bz2"])
+def test_compressed_csv_gives_the_numbers_of_the_plain_file(tmp_path, capsys, opener):
+    frame = _frame()
+    suffix = ".gz" if opener is gzip.open else ".bz2"
+    path = tmp_path / f"preds.csv{suffix}"
+    with opener(path, "wt") as handle:
+        frame.to_csv(handle, index=False)
+    table = _table(["compare", path, "--truth", "truth", "--reference", "a"], capsys)
+    expected = compare_precision(
+        frame["truth"].to_numpy(), {"a": frame["a"], "b": frame["b"]}, reference="a"
+    ).table
+    np.testing.assert_allclose(table["gs_pvalue"], expected["gs_pvalue"], rtol=1e-12)
+    # The precision itself, against scikit-learn.
+    np.testing.assert_allclose(
+        table["precision"],
+        precision_score(frame["truth"], frame["b"], average=None, labels=["bird", "cat", "dog"]),
+        rtol=1e-12,
+    )
+
+
+def test_an_empty_compressed_csv_and_a_corrupt_one_are_one_line_errors(tmp_path, capsys):
+    empty = tmp_path / "empty.csv.gz"
+    with gzip.open(empty, "wt"):
+        pass
+    code, _, err = _run(["compare", empty, "--truth", "truth"], capsys)
+    assert "is empty" in _error(err, code)
+    fake = tmp_path / "plain.csv.gz"
+    fake.write_text(_frame().to_csv(index=False))  # not compressed
+    code, _, err = _run(["compare", fake, "--truth", "truth"], capsys)
+    line = _error(err, code)
+    assert "cannot decompress" in line and "'.gz'" in line
+
+
+def test_duplicate_column_names_are_refused_not_read_silently(tmp_path, capsys):
+    frame = _frame()
+    path = tmp_path / "dup.csv"
+    with open(path, "w") as handle:
+        handle.write("truth,a,b,a\n")
+        for row in zip(frame["truth"], frame["a"], frame["b"], frame["b"], strict=True):
+            handle.write(",".join(row) + "\n")
+    for extra in (["--classifiers", "a,b"], []):
+        code, out, err = _run(["compare", path, "--truth", "truth", *extra], capsys)
+        line = _error(err, code)
+        assert "2 columns named 'a'" in line and "unique names" in line
+        assert out == ""
+    # A duplicated column the command does not read is no problem.
+    other = tmp_path / "dup_unused.csv"
+    with open(other, "w") as handle:
+        handle.write("truth,a,b,a,c\n")
+        for row in zip(*(frame[c] for c in ("truth", "a", "b", "a", "a")), strict=True):
+            handle.write(",".join(row) + "\n")
+    table = _table(["compare", other, "--truth", "truth", "--classifiers", "b,c"], capsys)
+    assert set(table["classifier"]) == {"c"}
+
+
+def test_label_column_of_numbers_then_text_is_read_as_text(tmp_path, capsys, monkeypatch):
+    # pyarrow types a CSV column from its first block; small blocks put the
+    # text label in a later block, as a long file does with the default size.
+    monkeypatch.setattr(_io, "CSV_BLOCK_BYTES", 256)
+    rng = np.random.default_rng(1)
+    n = 400
+    y = rng.integers(0, 2, n).astype(object)
+    a = np.where(rng.random(n) < 0.8, y, 1 - y).astype(object)
+    b = np.where(rng.random(n) < 0.6, y, 1 - y).astype(object)
+    y[-5:], a[-5:], b[-3:] = "cat", "cat", "cat"
+    path = tmp_path / "mixed.csv"
+    pd.DataFrame({"truth": y, "a": a, "b": b}).to_csv(path, index=False)
+    code, out, err = _run(["compare", path, "--truth", "truth", "--format", "json"], capsys)
+    assert code == 0, err
+    assert "holds numbers and text" in err and "'truth'" in err
+    table = pd.DataFrame(json.loads(out)["table"])
+    texts = {"truth": y.astype(str), "a": a.astype(str), "b": b.astype(str)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = compare_precision(texts["truth"], {"a": texts["a"], "b": texts["b"]}).table
+    assert table["class"].tolist() == ["0", "1", "cat"]
+    np.testing.assert_allclose(table["precision"], expected["precision"], rtol=1e-12)
+    np.testing.assert_allclose(
+        table["precision"],
+        precision_score(texts["truth"], texts["b"], average=None, labels=["0", "1", "cat"]),
+        rtol=1e-12,
+    )
+
+
+def test_score_column_with_text_part_way_names_the_column_and_the_value(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setattr(_io, "CSV_BLOCK_BYTES", 256)
+    rng = np.random.default_rng(2)
+    n = 300
+    frame = pd.DataFrame(
+        {"y": rng.integers(0, 2, n), "sa": rng.random(n), "sb": rng.random(n).astype(object)}
+    )
+    frame.loc[n - 1, "sb"] = "oops"
+    path = tmp_path / "scores.csv"
+    frame.to_csv(path, index=False)
+    code, _, err = _run(["delong", path, "--truth", "y", "--scores", "sa,sb"], capsys)
+    line = _error(err, code)
+    assert "'sb'" in line and "'oops'" in line and "correct or drop that row" in line
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "expected"),
+    [
+        ("--delimiter", "ab", "argument --delimiter: must be one character"),
+        ("--delimiter", '"', "argument --delimiter: must be one character"),
+        ("--random-state", "-1", "argument --random-state: must be an integer >= 0"),
+        ("--random-state", "1.5", "argument --random-state: not an integer"),
+    ],
+)
+def test_bad_options_name_the_option(tmp_path, capsys, option, value, expected):
+    path = tmp_path / "preds.csv"
+    _frame().to_csv(path, index=False)
+    command = "global" if option == "--random-state" else "compare"
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, str(path), "--truth", "truth", option, value])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert expected in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("spelling", ["\\t", "tab"])
+def test_tab_delimiter_can_be_typed(tmp_path, capsys, spelling):
+    frame = _frame()
+    path = tmp_path / "preds.txt"
+    frame.to_csv(path, index=False, sep="\t")
+    table = _table(["compare", path, "--truth", "truth", "--delimiter", spelling], capsys)
+    expected = compare_precision(frame["truth"].to_numpy(), {"a": frame["a"], "b": frame["b"]})
+    np.testing.assert_allclose(table["gs_pvalue"], expected.table["gs_pvalue"], rtol=1e-12)
+
+
+def test_wrong_delimiter_hints_at_the_option(tmp_path, capsys):
+    path = tmp_path / "preds.csv"
+    _frame().to_csv(path, index=False)
+    code, _, err = _run(["compare", path, "--truth", "truth", "--delimiter", ";"], capsys)
+    line = _error(err, code)
+    assert "--truth" in line and "see --delimiter" in line
+
+
+def test_unknown_pos_label_of_compare_scores_names_pos_label(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    n = 200
+    path = tmp_path / "scores.csv"
+    pd.DataFrame({"y": rng.integers(0, 2, n), "sa": rng.random(n), "sb": rng.random(n)}).to_csv(
+        path, index=False
+    )
+    code, _, err = _run(
+        ["compare-scores", path, "--truth", "y", "--scores", "A:sa,B:sb", "--pos-label", "3"],
+        capsys,
+    )
+    line = _error(err, code)
+    assert "--pos-label: class '3'" in line and "--labels" not in line
