@@ -318,3 +318,45 @@ def test_likelihood_ratio_of_one_by_construction_has_no_interval(pred, m, reason
         warnings.simplefilter("ignore", UndefinedStatisticWarning)
         r = diagnostic_accuracy(Y, pred, labels=[1], convention="dtcompair")
     assert r.ci_low[0, 0, m] == r.ci_high[0, 0, m] == 1.0
+
+
+# ---------------------------------------------------------------------------
+# Results: the joint region, reprs
+# ---------------------------------------------------------------------------
+
+
+def test_region_lies_on_the_chi_square_ellipse_of_the_log_ratios():
+    y, preds, _ = make_correlated_predictions(400, 3, 2, seed=5)
+    result = relative_predictive_values(y, preds)
+    points = result.region(1, confidence_level=0.9, n_points=50)
+    centre = np.log(result.ratio[1, 0])
+    inverse = np.linalg.inv(result.covariance[1, 0])
+    t = np.log(points) - centre
+    distance = np.einsum("pi,ij,pj->p", t, inverse, t)
+    np.testing.assert_allclose(distance, stats.chi2.ppf(0.9, 2), rtol=1e-9)
+
+
+@pytest.mark.parametrize("n_points", [0, 2, 2.5, "200", None, True])
+def test_region_rejects_a_number_of_points_that_is_not_an_integer_of_3_or_more(n_points):
+    y, preds, _ = make_correlated_predictions(200, 2, 2, seed=5)
+    result = relative_predictive_values(y, preds)
+    with pytest.raises(ValueError, match="n_points must be an integer >= 3"):
+        result.region(1, n_points=n_points)
+
+
+def test_reprs_show_numpy_classes_as_plain_values():
+    y = np.array([0, 1, 2, 0, 1, 2, 0, 1, 2])
+    a = np.array([0, 1, 2, 0, 1, 1, 0, 2, 2])
+    b = np.array([0, 1, 1, 0, 2, 2, 1, 1, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedStatisticWarning)
+        results = [
+            diagnostic_accuracy(y, a),
+            exact_binomial_test(y, {"a": a, "b": b}),
+            relative_predictive_values(y, {"a": a, "b": b}),
+            likelihood_ratio_regression(y, {"a": a}),
+        ]
+    for result in results:
+        assert "classes=[0, 1, 2]" in repr(result)
+    with pytest.raises(ValueError, match=r"is not one of \[0, 1, 2\]"):
+        results[2].region(5)

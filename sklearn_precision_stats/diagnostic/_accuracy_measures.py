@@ -97,7 +97,7 @@ class DiagnosticAccuracy(FrozenArrays):
 
     def __repr__(self):
         return (
-            f"DiagnosticAccuracy(classes={list(self.classes)}, classifiers="
+            f"DiagnosticAccuracy(classes={np.asarray(self.classes).tolist()}, classifiers="
             f"{list(self.classifiers)}, ci_method={self.ci_method!r}, "
             f"confidence_level={self.confidence_level})"
         )

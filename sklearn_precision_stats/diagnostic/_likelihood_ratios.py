@@ -270,7 +270,7 @@ class DLRRegressionResult(FrozenArrays):
     def __repr__(self):
         return (
             f"DLRRegressionResult(classifier={self.classifier!r}, given={self.given!r}, "
-            f"classes={list(self.classes)})"
+            f"classes={np.asarray(self.classes).tolist()})"
         )
 
 

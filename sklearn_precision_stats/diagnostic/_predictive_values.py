@@ -9,6 +9,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from ..results._base import _check_confidence_level
+from ..utils._validation import _check_integer
 from ._counts import Predictions, finite, log_count_influence, prepare
 from ._results import one_warning, ratio
 from ._sesp import RelativeAccuracyResult, ratio_fit, relative_result
@@ -72,6 +73,7 @@ class RelativePredictiveValuesResult(RelativeAccuracyResult):
             The compared classifier; the first non-reference one when None.
         confidence_level : float, default=0.95
         n_points : int, default=200
+            At least 3.
 
         Returns
         -------
@@ -79,7 +81,8 @@ class RelativePredictiveValuesResult(RelativeAccuracyResult):
             Points (rPPV, rNPV) on the boundary.
         """
         level = _check_confidence_level(confidence_level)
-        k = _index(list(self.classes), cls, "cls")
+        n_points = _check_integer(n_points, "n_points", 3, " (points on the boundary)")
+        k = _index(np.asarray(self.classes).tolist(), cls, "cls")
         j = 0 if classifier is None else _index(list(self.classifiers), classifier, "classifier")
         centre = np.log(self.ratio[k, j])
         cov = np.asarray(self.covariance)[k, j]

@@ -39,7 +39,7 @@ class ReferenceComparisonMixin(FrozenArrays):
             value = getattr(self, name)
             shown += f"{name}={list(value) if isinstance(value, tuple) else value!r}, "
         return (
-            f"{type(self).__name__}({shown}classes={list(self.classes)}, "
+            f"{type(self).__name__}({shown}classes={np.asarray(self.classes).tolist()}, "
             f"classifiers={list(self.classifiers)})"
         )
 
