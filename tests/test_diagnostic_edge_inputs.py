@@ -360,3 +360,79 @@ def test_reprs_show_numpy_classes_as_plain_values():
         assert "classes=[0, 1, 2]" in repr(result)
     with pytest.raises(ValueError, match=r"is not one of \[0, 1, 2\]"):
         results[2].region(5)
+
+
+# ---------------------------------------------------------------------------
+# Independent implementations
+# ---------------------------------------------------------------------------
+
+
+def test_joint_covariances_equal_the_multinomial_delta_method_by_complex_step():
+    # Cov of (log rPDLR, log rNDLR) and of (log rPPV, log rNPV): J (diag p -
+    # p p') J' / N over the eight paired cells, J by complex-step
+    # differentiation of the log ratios as functions of the cell shares.
+    y, preds, _ = make_correlated_predictions(500, 3, 2, seed=11)
+    lrs = compare_likelihood_ratios(y, preds)
+    pvs = relative_predictive_values(y, preds)
+    ref, other = preds["clf0"], preds["clf1"]
+    for k in range(3):
+        d, a, b = (y == k).astype(int), (ref == k).astype(int), (other == k).astype(int)
+        cells = np.zeros((2, 2, 2))
+        np.add.at(cells, (d, a, b), 1)
+        n = cells.sum()
+        p = cells.ravel() / n
+
+        def log_ratios(share):
+            c = share.reshape(2, 2, 2)
+            tp_r, tp_o = c[1, 1, :].sum(), c[1, :, 1].sum()
+            fp_r, fp_o = c[0, 1, :].sum(), c[0, :, 1].sum()
+            fn_r, fn_o = c[1, 0, :].sum(), c[1, :, 0].sum()
+            tn_r, tn_o = c[0, 0, :].sum(), c[0, :, 0].sum()
+            return np.array(
+                [
+                    np.log(tp_o * fp_r / (tp_r * fp_o)),
+                    np.log(fn_o * tn_r / (fn_r * tn_o)),
+                    np.log(tp_o / (tp_o + fp_o) * (tp_r + fp_r) / tp_r),
+                    np.log(tn_o / (tn_o + fn_o) * (tn_r + fn_r) / tn_r),
+                ]
+            )
+
+        h = 1e-30
+        jac = np.array([log_ratios(p + 1j * h * e).imag / h for e in np.eye(8)]).T
+        cov = jac @ (np.diag(p) - np.outer(p, p)) @ jac.T / n
+        np.testing.assert_allclose(lrs.covariance[k, 0], cov[:2, :2], rtol=1e-12)
+        np.testing.assert_allclose(pvs.covariance[k, 0], cov[2:, 2:], rtol=1e-12)
+        t = log_ratios(p).real[:2]
+        joint = t @ np.linalg.solve(cov[:2, :2], t)
+        assert lrs.joint_statistic[k, 0] == pytest.approx(joint, rel=1e-12)
+        assert lrs.joint_pvalue[k, 0] == pytest.approx(stats.chi2.sf(joint, 2), rel=1e-12)
+
+
+def test_likelihood_ratio_regression_equals_statsmodels_stacked_gee():
+    # Gu and Pepe's fit: the records stacked twice, design (0, V) then
+    # (X, 0), one logistic GEE with independence working correlation and
+    # records as clusters; log DLR = A beta with its robust covariance.
+    sm = pytest.importorskip("statsmodels.api")
+    y, preds, _ = make_correlated_predictions(400, 2, 2, seed=4)
+    d = (y == 1).astype(float)
+    x = (preds["clf0"] == 1).astype(float)
+    v = (preds["clf1"] == 1).astype(float)
+    n = d.shape[0]
+    post = np.column_stack([np.ones(n), x, v, x * v])
+    pre = np.column_stack([np.ones(n), x])
+    design = np.vstack([np.hstack([np.zeros((n, 2)), post]), np.hstack([pre, np.zeros((n, 4))])])
+    fit = sm.GEE(
+        np.concatenate([d, d]),
+        design,
+        groups=np.tile(np.arange(n), 2),
+        family=sm.families.Binomial(),
+        cov_struct=sm.cov_struct.Independence(),
+    ).fit(ctol=1e-12, maxiter=200)
+    a = np.zeros((4, 6))
+    a[:, 2:] = np.eye(4)
+    a[:2, :2] -= np.eye(2)
+    theta = a @ fit.params
+    se = np.sqrt(np.diag(a @ fit.cov_robust @ a.T))
+    result = likelihood_ratio_regression(y, preds, classifier="clf1", given="clf0", labels=[1])
+    np.testing.assert_allclose(result.log_dlr[0, :, 0], theta, rtol=1e-9)
+    np.testing.assert_allclose(result.log_dlr[0, :, 1], se, rtol=1e-9)
