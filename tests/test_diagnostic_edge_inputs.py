@@ -408,31 +408,45 @@ def test_joint_covariances_equal_the_multinomial_delta_method_by_complex_step():
         assert lrs.joint_pvalue[k, 0] == pytest.approx(stats.chi2.sf(joint, 2), rel=1e-12)
 
 
-def test_likelihood_ratio_regression_equals_statsmodels_stacked_gee():
+@pytest.mark.parametrize("given", [None, "clf0"])
+@pytest.mark.parametrize("repeats", [1, 3])
+def test_likelihood_ratio_regression_equals_statsmodels_stacked_gee(given, repeats):
     # Gu and Pepe's fit: the records stacked twice, design (0, V) then
     # (X, 0), one logistic GEE with independence working correlation and
-    # records as clusters; log DLR = A beta with its robust covariance.
+    # records (groups) as clusters; log DLR = A beta with its robust
+    # covariance.
     sm = pytest.importorskip("statsmodels.api")
-    y, preds, _ = make_correlated_predictions(400, 2, 2, seed=4)
+    y, preds, groups = make_correlated_predictions(150, 2, 2, seed=4, repeats=repeats)
     d = (y == 1).astype(float)
     x = (preds["clf0"] == 1).astype(float)
     v = (preds["clf1"] == 1).astype(float)
     n = d.shape[0]
-    post = np.column_stack([np.ones(n), x, v, x * v])
-    pre = np.column_stack([np.ones(n), x])
-    design = np.vstack([np.hstack([np.zeros((n, 2)), post]), np.hstack([pre, np.zeros((n, 4))])])
+    if given is None:
+        pre, post = np.ones((n, 1)), np.column_stack([np.ones(n), v])
+    else:
+        pre = np.column_stack([np.ones(n), x])
+        post = np.column_stack([np.ones(n), x, v, x * v])
+    r, q = pre.shape[1], post.shape[1]
+    design = np.vstack([np.hstack([np.zeros((n, r)), post]), np.hstack([pre, np.zeros((n, q))])])
     fit = sm.GEE(
         np.concatenate([d, d]),
         design,
-        groups=np.tile(np.arange(n), 2),
+        groups=np.tile(groups, 2),
         family=sm.families.Binomial(),
         cov_struct=sm.cov_struct.Independence(),
     ).fit(ctol=1e-12, maxiter=200)
-    a = np.zeros((4, 6))
-    a[:, 2:] = np.eye(4)
-    a[:2, :2] -= np.eye(2)
+    a = np.zeros((q, r + q))
+    a[:, r:] = np.eye(q)
+    a[:r, :r] -= np.eye(r)
     theta = a @ fit.params
     se = np.sqrt(np.diag(a @ fit.cov_robust @ a.T))
-    result = likelihood_ratio_regression(y, preds, classifier="clf1", given="clf0", labels=[1])
+    result = likelihood_ratio_regression(
+        y,
+        preds,
+        classifier="clf1",
+        given=given,
+        labels=[1],
+        groups=groups if repeats > 1 else None,
+    )
     np.testing.assert_allclose(result.log_dlr[0, :, 0], theta, rtol=1e-9)
     np.testing.assert_allclose(result.log_dlr[0, :, 1], se, rtol=1e-9)
