@@ -23,12 +23,14 @@ def _cell(value, digits=6):
 
 def to_markdown(frame):
     """A GitHub-flavoured Markdown table (numbers right-aligned)."""
-    header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
+    from ..results._export import _markdown_escape
+
+    header = "| " + " | ".join(_markdown_escape(str(c)) for c in frame.columns) + " |"
     align = "|" + "|".join(
         "---:" if frame[c].dtype.kind in "iufb" else ":---" for c in frame.columns
     )
     rows = [
-        "| " + " | ".join(_cell(v).replace("|", "\\|") for v in row) + " |"
+        "| " + " | ".join(_markdown_escape(_cell(v)) for v in row) + " |"
         for row in frame.itertuples(index=False, name=None)
     ]
     return "\n".join([header, align + "|", *rows]) + "\n"

@@ -10,6 +10,7 @@ listed as the ``export`` extra.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -130,11 +131,34 @@ _LATEX_SPECIALS = {
     "<": r"$<$",
     ">": r"$>$",
     "|": r"$|$",
+    # A cell opening with [ right after \\ would be read as the row's
+    # optional spacing argument, \\[...] (a class named "[0, 10)").
+    "[": "{[}",
+    "]": "{]}",
+    # A line break in a name would end the table row (a blank line, the
+    # paragraph, is an error inside a tabular).
+    "\n": " ",
+    "\r": " ",
 }
 
 
 def _latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIALS.get(char, char) for char in text)
+
+
+# Characters Markdown (CommonMark and GitHub) would read as markup in a
+# table cell: backslash escapes, emphasis, code, links, strikethrough,
+# math, the cell separator, an HTML tag or entity, and an underscore that
+# is not inside a word (inside one, as in gs_stat, it is text).
+_MARKDOWN_SPECIALS = re.compile(
+    r"[\\`*\[\]~|$]|_(?![^\W_])|(?<![^\W_])_|<(?=[A-Za-z/!?])|&(?=#?\w+;)"
+)
+
+
+def _markdown_escape(text: str) -> str:
+    """`text` shown as itself in a Markdown table cell (on one line)."""
+    text = re.sub(r"\r\n|\r|\n", " ", text)
+    return _MARKDOWN_SPECIALS.sub(lambda match: "\\" + match.group(0), text)
 
 
 def _legend(levels: tuple[float, ...]) -> str:
@@ -174,8 +198,9 @@ def to_latex(
         Decreasing significance levels: a p-value below the i-th level gets
         i + 1 stars. None for no marks.
     caption : str, default=None
-        Caption of each table (the table's name and the marks' legend are
-        appended). Tables are wrapped in ``table`` environments when a
+        Caption of each table, LaTeX source inserted as given (escape its
+        special characters, e.g. ``\\_``); the table's name and the marks'
+        legend are appended. Tables are wrapped in ``table`` environments when a
         caption or label is given.
     label : str, default=None
         LaTeX label prefix; each table gets ``<label>-<table name>``.
@@ -239,7 +264,8 @@ def _latex_table(
     wrap = caption is not None or label is not None
     full_caption = None
     if wrap:
-        parts = [p for p in (caption, title) if p]
+        # The caption is LaTeX as given; the title holds names (balanced_accuracy).
+        parts = [p for p in (caption, _latex_escape(title)) if p]
         if levels:
             parts.append(_latex_escape(_legend(levels)))
         full_caption = ". ".join(parts)
@@ -318,9 +344,8 @@ def to_markdown(
 
 
 def _markdown_table(frame: Any) -> str:
-    """One table as a Markdown pipe table, its stars and pipes escaped."""
-    escaped = frame.astype(str).apply(lambda col: col.str.replace("*", r"\*", regex=False))
-    escaped.columns = [str(c).replace("|", r"\|") for c in escaped.columns]
-    escaped = escaped.apply(lambda col: col.str.replace("|", r"\|", regex=False))
+    """One table as a Markdown pipe table, its markup characters escaped."""
+    escaped = frame.astype(str).map(_markdown_escape)
+    escaped.columns = [_markdown_escape(str(c)) for c in escaped.columns]
     # disable_numparse keeps the numbers exactly as summary() prints them.
     return str(escaped.to_markdown(index=False, disable_numparse=True))
