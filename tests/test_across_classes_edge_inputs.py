@@ -7,12 +7,15 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from sklearn.naive_bayes import GaussianNB
+from sklearn.tree import DecisionTreeClassifier
 from statsmodels.stats.multitest import multipletests
 
 from sklearn_precision_stats import (
     combine_pvalues_dependent,
     compare_npv,
     compare_precision,
+    replicability,
     replicability_score,
 )
 from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
@@ -174,3 +177,30 @@ def test_bootstrap_interval_of_a_value_fixed_in_every_resample_is_nan():
     # The reference's interval is a real one.
     ref = frame.set_index("classifier").loc["a"]
     assert ref["ci_low"] < ref["precision_at_prevalence"] < ref["ci_high"]
+
+
+# ---------------------------------------------------------------------------
+# replicability: arguments
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"sample_sizes": (True,)}, "sample_sizes entries must be"),
+        ({"sample_sizes": (np.nan,)}, "sample_sizes entries must be"),
+        ({"test_sizes": ("a",)}, "test_sizes must be"),
+        ({"test_sizes": (True,)}, "test_sizes must be"),
+        ({"stratify": "yes"}, "stratify must be True or False"),
+        ({"n_jobs": "2"}, "n_jobs must be None or a nonzero integer"),
+        ({"n_jobs": 0}, "n_jobs must be None or a nonzero integer"),
+        ({"verbose": "x"}, "verbose must be an integer >= 0"),
+    ],
+)
+def test_replicability_names_each_bad_argument(kwargs, match):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
+    estimators = {"nb": GaussianNB(), "tree": DecisionTreeClassifier(max_depth=2)}
+    with pytest.raises(ValueError, match=match):
+        replicability(estimators, X, y, label=1, n_repeats=2, random_state=0, **kwargs)

@@ -190,10 +190,12 @@ def _check_sample_sizes(sample_sizes, n_records):
         raise ValueError("sample_sizes must be a non-empty list of sizes.")
     sizes = []
     for v in values:
-        if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+        if isinstance(v, (bool, np.bool_)):
+            ok, size = False, 0
+        elif isinstance(v, numbers.Integral):
             ok, size = 4 <= v <= n_records, int(v)
-        elif isinstance(v, numbers.Real):
-            ok, size = 0 < v <= 1, int(round(float(v) * n_records))
+        elif isinstance(v, numbers.Real) and 0 < v <= 1:  # also refuses NaN
+            ok, size = True, int(round(float(v) * n_records))
         else:
             ok, size = False, 0
         if not ok or size < 4:
@@ -207,8 +209,18 @@ def _check_sample_sizes(sample_sizes, n_records):
 
 
 def _check_test_sizes(test_sizes):
-    values = np.atleast_1d(np.asarray(test_sizes, dtype=float))
-    if values.ndim != 1 or values.size == 0 or not np.all((values > 0) & (values < 1)):
+    values = np.atleast_1d(np.asarray(test_sizes, dtype=object))
+    numeric = all(
+        isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in values.flat
+    )
+    if numeric:
+        values = values.astype(float)
+    if (
+        not numeric
+        or values.ndim != 1
+        or values.size == 0
+        or not np.all((values > 0) & (values < 1))
+    ):
         raise ValueError(
             "test_sizes must be a non-empty list of test proportions strictly "
             f"between 0 and 1, e.g. (0.2, 0.3, 0.4, 0.5); got {test_sizes!r}."
@@ -401,6 +413,15 @@ def replicability(
         raise ValueError(
             f"label={label!r} does not occur in y; its classes are {np.unique(y).tolist()}."
         )
+    if not isinstance(stratify, (bool, np.bool_)):
+        raise ValueError(f"stratify must be True or False, got {stratify!r}.")
+    if n_jobs is not None and (
+        not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs == 0
+    ):
+        raise ValueError(
+            f"n_jobs must be None or a nonzero integer (-1 for every core), got {n_jobs!r}."
+        )
+    verbose = _check_integer(verbose, "verbose", 0)
     n_records = y.shape[0]
     sizes = _check_sample_sizes(sample_sizes, n_records)
     tsizes = _check_test_sizes(test_sizes)
