@@ -450,3 +450,26 @@ def test_likelihood_ratio_regression_equals_statsmodels_stacked_gee(given, repea
     )
     np.testing.assert_allclose(result.log_dlr[0, :, 0], theta, rtol=1e-9)
     np.testing.assert_allclose(result.log_dlr[0, :, 1], se, rtol=1e-9)
+
+
+def test_clustered_standard_errors_equal_statsmodels_gee_of_the_rows():
+    # With groups, the SE of a proportion (a difference of paired
+    # proportions) is the sandwich of an intercept-only GEE on the rows of
+    # its denominator, clustered by record.
+    sm = pytest.importorskip("statsmodels.api")
+    y, preds, groups = make_correlated_predictions(150, 3, 2, seed=7, repeats=3)
+    d, ref, other = y == 2, preds["clf0"] == 2, preds["clf1"] == 2
+
+    def gee_se(endog, mask):
+        fit = sm.GEE(endog[mask].astype(float), np.ones((mask.sum(), 1)), groups=groups[mask]).fit()
+        return math.sqrt(fit.cov_robust[0, 0])
+
+    accuracy = diagnostic_accuracy(y, preds["clf0"], labels=[2], groups=groups)
+    assert accuracy.se[0, 0, 0] == pytest.approx(gee_se(ref, d), rel=1e-9)
+    assert accuracy.se[0, 0, 1] == pytest.approx(gee_se(~ref, ~d), rel=1e-9)
+    assert accuracy.se[0, 0, 2] == pytest.approx(gee_se(d, ref), rel=1e-9)
+    assert accuracy.se[0, 0, 3] == pytest.approx(gee_se(~d, ~ref), rel=1e-9)
+    difference = sensitivity_specificity_difference(y, preds, labels=[2], groups=groups)
+    change = other.astype(int) - ref.astype(int)
+    assert difference.se[0, 0, 0] == pytest.approx(gee_se(change, d), rel=1e-9)
+    assert difference.se[0, 0, 1] == pytest.approx(gee_se(-change, ~d), rel=1e-9)
