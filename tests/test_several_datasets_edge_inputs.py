@@ -14,6 +14,12 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from sklearn_precision_stats.bayesian import (
+    bayesian_correlated_ttest,
+    bayesian_hierarchical_test,
+    bayesian_signed_rank_test,
+)
+from sklearn_precision_stats.bayesian._hierarchical import _check_inputs, _jitter_constant_rows
 from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
 from sklearn_precision_stats.several_datasets import friedman_test, posthoc_test
 
@@ -136,3 +142,202 @@ def test_undefined_friedman_warns_once_at_the_callers_line():
     assert math.isnan(res.statistic) and math.isnan(post.friedman.statistic)
     # Equal average ranks: every pair has z = 0 and p = 1, as scikit-posthocs.
     np.testing.assert_array_equal(post.pvalue.to_numpy(), np.ones((3, 3)))
+
+
+# ------------------------------------------------- Bayesian correlated t test
+
+
+def _cv_pair(seed, n=30):
+    rng = np.random.default_rng(seed)
+    b = rng.uniform(0.7, 0.9) + rng.normal(0, 0.02, n)
+    return b + 0.01 + rng.normal(0, 0.01, n), b
+
+
+@pytest.mark.parametrize("exponent", [-1000, -40, 0, 1000])
+def test_correlated_ttest_is_scale_free_and_matches_baycomp(exponent):
+    """Scores near 1e-300 or 1e300 give baycomp's answer on the unscaled scores.
+
+    Multiplying scores and rope by a power of two is exact, and the
+    probabilities do not depend on the unit of the scores; unscaled,
+    baycomp's closed form is the reference.
+    """
+    baycomp = pytest.importorskip("baycomp")
+    a, b = _cv_pair(0)
+    ref = baycomp.two_on_single(b, a, rope=0.005, runs=3)  # rho = 1/10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow or underflow warning
+        res = bayesian_correlated_ttest(
+            np.ldexp(a, exponent),
+            np.ldexp(b, exponent),
+            n_train=9,
+            n_test=1,
+            rope=float(np.ldexp(0.005, exponent)),
+        )
+    np.testing.assert_allclose(res.probabilities, ref, rtol=1e-9, atol=1e-15)
+    unscaled = bayesian_correlated_ttest(a, b, n_train=9, n_test=1, rope=0.005)
+    assert res.mean == pytest.approx(math.ldexp(unscaled.mean, exponent), rel=1e-12)
+    assert res.scale == pytest.approx(math.ldexp(unscaled.scale, exponent), rel=1e-12)
+
+
+def test_correlated_ttest_on_tiny_scores_is_not_a_point_mass():
+    # Scores of order 1e-13 that vary: the posterior is Student, as in baycomp.
+    baycomp = pytest.importorskip("baycomp")
+    a, b = _cv_pair(1)
+    a, b = a * 1e-13, b * 1e-13
+    res = bayesian_correlated_ttest(a, b, n_train=9, n_test=1, rope=0.0)
+    ref = baycomp.two_on_single(b, a, rope=0, runs=3)
+    assert res.scale > 0
+    np.testing.assert_allclose((res.p_left, res.p_right), ref, rtol=1e-9)
+
+
+def test_correlated_ttest_differences_constant_up_to_rounding_are_a_point_mass():
+    # a - (a - 0.02) is 0.02 up to rounding errors of the scores.
+    a, _ = _cv_pair(2)
+    res = bayesian_correlated_ttest(a, a - 0.02, n_train=9, n_test=1, rope=0.01)
+    assert res.probabilities == (0.0, 0.0, 1.0)
+    assert res.scale == 0.0
+    assert res.mean == pytest.approx(0.02, rel=1e-12)
+
+
+# ------------------------------------------------- Bayesian signed-rank test
+
+
+def test_signed_rank_identical_scores_without_rope_split_evenly():
+    """Every posterior draw has theta_left = theta_right = 1/2: a tie, not "b better"."""
+    scores = _table(6)[:, 0]
+    res = bayesian_signed_rank_test(scores, scores.copy(), rope=0.0, random_state=0)
+    np.testing.assert_allclose(res.samples[:, [0, 2]], 0.5, rtol=1e-12)
+    assert res.probabilities == (0.5, 0.0, 0.5)
+    # The correlated t test's point mass at 0 is split alike.
+    t_res = bayesian_correlated_ttest(scores, scores.copy(), n_train=9, n_test=1, rope=0.0)
+    assert t_res.probabilities == (0.5, 0.0, 0.5)
+
+
+def test_signed_rank_still_matches_baycomp_draw_for_draw():
+    baycomp = pytest.importorskip("baycomp")
+    from baycomp.multiple import SignedRankTest
+
+    rng = np.random.default_rng(7)
+    x = rng.normal(0.8, 0.05, 20)
+    y = x - 0.01 + rng.normal(0, 0.02, 20)
+    for rope in (0.0, 0.01):
+        res = bayesian_signed_rank_test(x, y, rope=rope, n_samples=20000, random_state=42)
+        ref = SignedRankTest.sample(y, x, rope=rope, nsamples=20000, random_state=42)
+        np.testing.assert_allclose(res.samples, ref, rtol=0, atol=1e-12)
+        probs = SignedRankTest.probs(y, x, rope=rope, nsamples=20000, random_state=42)
+        expected = probs if len(probs) == 3 else (probs[0], 0.0, probs[1])
+        np.testing.assert_allclose(res.probabilities, expected, rtol=0, atol=1e-12)
+    assert baycomp is not None
+
+
+def test_signed_rank_int_seed_leaves_the_global_rng_untouched():
+    x = _table(8)[:, 0]
+    before = np.random.get_state()  # noqa: NPY002 (the global state is the subject)
+    first = bayesian_signed_rank_test(x, x - 0.005, n_samples=500, random_state=3)
+    after = np.random.get_state()  # noqa: NPY002
+    assert before[0] == after[0] and np.array_equal(before[1], after[1])
+    assert before[2:] == after[2:]
+    again = bayesian_signed_rank_test(x, x - 0.005, n_samples=500, random_state=3)
+    np.testing.assert_array_equal(first.samples, again.samples)
+
+
+# ------------------------------------------------- wrong types
+
+
+@pytest.mark.parametrize("value", [True, np.True_])
+def test_a_bool_is_not_a_rope(value):
+    a, b = _cv_pair(3)
+    with pytest.raises(ValueError, match="rope must be a number, got the bool"):
+        bayesian_correlated_ttest(a, b, n_train=9, n_test=1, rope=value)
+    with pytest.raises(ValueError, match="rope must be a number, got the bool"):
+        bayesian_signed_rank_test(a, b, rope=value)
+
+
+@pytest.mark.parametrize("name", ["n_samples", "prior_strength"])
+def test_signed_rank_rejects_bool_counts(name):
+    a, b = _cv_pair(4)
+    with pytest.raises(ValueError, match=f"{name} must be a number, got the bool True"):
+        bayesian_signed_rank_test(a, b, **{name: True})
+
+
+@pytest.mark.parametrize(
+    "names", [5, None, "ab", ("a", "b", "c")], ids=["int", "None", "str", "three"]
+)
+def test_plot_posterior_names_must_be_a_pair(names):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from sklearn_precision_stats.plotting import plot_posterior
+
+    a, b = _cv_pair(5)
+    res = bayesian_correlated_ttest(a, b, n_train=9, n_test=1)
+    with pytest.raises(ValueError, match="names must hold two names"):
+        plot_posterior(res, names=names)
+
+
+# ------------------------------------------------- hierarchical test inputs
+
+
+def _cv_table(seed, n_datasets=3, n_scores=10):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(0.7, 0.9, (n_datasets, 1)) + rng.normal(0, 0.02, (n_datasets, n_scores))
+
+
+@pytest.mark.parametrize("name", ["n_samples", "n_tune", "chains", "cores", "rope"])
+def test_hierarchical_rejects_bools_before_sampling(name):
+    pytest.importorskip("pymc")
+    a = _cv_table(0)
+    with pytest.raises(ValueError, match=f"{name} must be a number, got the bool True"):
+        bayesian_hierarchical_test(a, a - 0.01, n_train=9, n_test=1, **{name: True})
+
+
+@pytest.mark.parametrize(
+    "scores_a, name",
+    [
+        ({"d1": [0.8, 0.9]}, "scores_a"),
+        (np.array([["a", "b"], ["c", "d"]]), "scores_a"),
+    ],
+    ids=["dict", "strings"],
+)
+def test_hierarchical_non_numeric_scores_name_the_argument(scores_a, name):
+    with pytest.raises(ValueError, match=f"{name} must hold numbers"):
+        bayesian_hierarchical_test(scores_a, np.ones((2, 2)), n_train=9, n_test=1)
+
+
+def test_hierarchical_nullable_missing_score_is_reported_as_missing():
+    a = pd.DataFrame(_cv_table(1)).astype("Float64")
+    a.iloc[1, 2] = pd.NA
+    with pytest.raises(ValueError, match="scores_a contains NaN or infinite scores"):
+        bayesian_hierarchical_test(a, _cv_table(1), n_train=9, n_test=1)
+
+
+def test_hierarchical_differences_constant_up_to_rounding_are_spread():
+    """a and a - 0.01 differ by 0.01 up to rounding: each such row is spread.
+
+    Left unspread, the rounding noise (about 1e-17) makes the within-data-set
+    standard deviation nearly 0 and the sampler fails at its starting point.
+    """
+    # Scores across [0, 1): a - 0.01 rounds differently in each binade.
+    a = np.random.default_rng(2).random((3, 10))
+    b = a - 0.01
+    b[0] = a[0] - 0.02 + np.linspace(-0.01, 0.01, a.shape[1])  # a row that varies
+    differences, _, _, magnitude = _check_inputs(a, b, 9, 1)
+    assert np.ptp(differences[1:], axis=1).max() > 0  # not exactly constant
+    spread, n_constant = _jitter_constant_rows(
+        differences, 0.01, np.random.default_rng(0), magnitude
+    )
+    assert n_constant == 2
+    np.testing.assert_array_equal(spread[0], differences[0])
+    np.testing.assert_allclose(spread[1:].mean(axis=1), 0.01, rtol=1e-12)
+    assert np.ptp(spread[1:], axis=1).min() > 1e-6
+
+
+@pytest.mark.slow
+def test_hierarchical_runs_on_differences_constant_up_to_rounding():
+    pytest.importorskip("pymc")
+    a = np.random.default_rng(3).random((3, 10))
+    res = bayesian_hierarchical_test(
+        a, a - 0.02, n_train=9, n_test=1, rope=0.01, n_samples=500, n_tune=500, random_state=0
+    )
+    assert res.n_constant == 3
+    # Every data set gains 0.02, twice the rope: a practically better.
+    assert res.per_dataset()["mean"].to_numpy() == pytest.approx(0.02, abs=0.01)

@@ -19,6 +19,23 @@ from ..results._base import FrozenArrays, TestResult
 __all__ = []
 
 
+def _reject_bools(**values):
+    """A ValueError for a bool given where a number is expected.
+
+    ``validate_params`` takes ``True`` for the number 1; a bool there is a
+    slip (e.g. a flag passed in the wrong place), not a count or a width.
+    """
+    for name, value in values.items():
+        if isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{name} must be a number, got the bool {value!r}.")
+
+
+def _check_rope(rope):
+    """The half-width of the rope as a float; validate_params checked its range."""
+    _reject_bools(rope=rope)
+    return float(rope)
+
+
 def _most_probable_region(samples):
     """Which region has the largest probability, draw by draw, and the shares.
 
@@ -26,9 +43,15 @@ def _most_probable_region(samples):
     theta_right)``, one row per draw. Returns the winning region of each
     draw (0, 1 or 2; ties go to the first, as in baycomp) and the share of
     draws each region wins: baycomp's ``p_left``, ``p_rope``, ``p_right``.
+    A draw in which several regions tie for the largest ``theta`` counts
+    equally for each of them (baycomp gives it to the first): identical
+    classifiers without a rope, where every draw has ``theta_left =
+    theta_right = 1/2``, get ``p_left = p_right = 1/2``, not ``p_left = 1``.
     """
     winners = np.argmax(samples, axis=1)
-    return winners, np.bincount(winners, minlength=3) / winners.shape[0]
+    top = samples == samples.max(axis=1, keepdims=True)
+    shares = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
+    return winners, shares
 
 
 @dataclass(frozen=True, repr=False)

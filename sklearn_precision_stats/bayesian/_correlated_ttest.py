@@ -17,10 +17,16 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from ..classic._resampled_ttests import _check_paired_scores, _check_positive
+from ..classic._resampled_ttests import (
+    _check_paired_scores,
+    _check_positive,
+    _in_score_units,
+    _no_variation,
+    _rescaled,
+)
 from ..results._base import ConfidenceInterval, _check_confidence_level
 from ..utils._sklearn_compat import Interval, validate_params
-from ._base import BayesianResult
+from ._base import BayesianResult, _check_rope
 
 __all__ = ["BayesianCorrelatedTTestResult", "bayesian_correlated_ttest"]
 
@@ -37,14 +43,15 @@ def _student_posterior(differences, ratio):
     return mean, np.sqrt(variance), n - 1
 
 
-def _region_probabilities(mean, scale, df, rope):
+def _region_probabilities(mean, scale, df, rope, degenerate=None):
     """P(mu < -rope), P(|mu| <= rope), P(mu > rope) under the Student posterior.
 
-    A zero scale (scores that differ by the same amount on every split) is
-    a point mass at ``mean``, as in baycomp.
+    Where ``degenerate`` (by default, where the scale is 0), the differences
+    do not vary and the posterior is a point mass at ``mean``, as in
+    baycomp.
     """
     mean, scale = np.asarray(mean, dtype=float), np.asarray(scale, dtype=float)
-    degenerate = scale <= 1e-12 * np.maximum(1.0, np.abs(mean))
+    degenerate = scale == 0 if degenerate is None else np.asarray(degenerate)
     safe = np.where(degenerate, 1.0, scale)
     p_left = stats.t.cdf((-rope - mean) / safe, df)
     p_right = stats.t.sf((rope - mean) / safe, df)
@@ -215,16 +222,23 @@ def bayesian_correlated_ttest(
     """
     scores_a, scores_b = _check_paired_scores(scores_a, scores_b)
     ratio = _check_positive(n_test, "n_test") / _check_positive(n_train, "n_train")
-    rope = float(rope)
-    mean, scale, df = _student_posterior(scores_a - scores_b, ratio)
-    p_left, p_rope, p_right = _region_probabilities(mean, scale, df, rope)
+    rope = _check_rope(rope)
+    # In units of 2**exponent: squares of scores near 1e300 would overflow
+    # and those near 1e-300 underflow; the probabilities are scale free.
+    (scores_a, scores_b), largest, exponent = _rescaled(scores_a, scores_b)
+    differences = scores_a - scores_b
+    mean, scale, df = _student_posterior(differences, ratio)
+    # Differences that vary only by rounding errors of the scores do not vary.
+    degenerate = _no_variation(float(differences.std(ddof=1)), largest)
+    scaled_rope = _in_score_units(rope, -exponent) if rope > 0 else 0.0
+    p_left, p_rope, p_right = _region_probabilities(mean, scale, df, scaled_rope, degenerate)
     return BayesianCorrelatedTTestResult(
         p_left=float(p_left),
         p_rope=float(p_rope),
         p_right=float(p_right),
         rope=rope,
-        mean=float(mean),
-        scale=float(scale),
+        mean=_in_score_units(mean, exponent),
+        scale=0.0 if degenerate else _in_score_units(scale, exponent),
         df=int(df),
         n_scores=int(scores_a.shape[0]),
     )

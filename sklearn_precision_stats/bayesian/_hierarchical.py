@@ -25,10 +25,11 @@ from numpy.typing import ArrayLike
 from scipy import stats
 from sklearn.exceptions import ConvergenceWarning
 
+from ..classic._resampled_ttests import _ROUNDING
 from ..results._base import ConfidenceInterval, _check_confidence_level
 from ..utils._random_state import check_random_state_any
 from ..utils._sklearn_compat import Interval, validate_params
-from ._base import BayesianResult, _most_probable_region
+from ._base import BayesianResult, _check_rope, _most_probable_region, _reject_bools
 
 __all__ = ["BayesianHierarchicalResult", "bayesian_hierarchical_test"]
 
@@ -73,9 +74,18 @@ def _import_backend():
 def _check_score_table(scores, name):
     """A finite 2-D float array (data sets x scores) and the data sets' names."""
     names = None
-    if isinstance(scores, pd.DataFrame):
-        names = tuple(scores.index)
-    array = np.asarray(scores, dtype=float)
+    try:
+        if isinstance(scores, pd.DataFrame):
+            names = tuple(scores.index)
+            # pandas' missing values (pd.NA of the nullable dtypes) become NaN.
+            array = scores.to_numpy(dtype=float, na_value=np.nan)
+        else:
+            array = np.asarray(scores, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{name} must hold numbers, one row of cross-validation scores per data "
+            f"set (n_datasets, n_scores): {exc}"
+        ) from None
     if array.ndim != 2:
         raise ValueError(
             f"{name} must be 2-D, one row of cross-validation scores per data set "
@@ -105,6 +115,7 @@ def _check_records(value, name, n_datasets):
 
 
 def _check_inputs(scores_a, scores_b, n_train, n_test):
+    """Differences ``a - b``, rho per data set, names, and the scores' magnitude."""
     a, names_a = _check_score_table(scores_a, "scores_a")
     b, names_b = _check_score_table(scores_b, "scores_b")
     if a.shape != b.shape:
@@ -130,11 +141,18 @@ def _check_inputs(scores_a, scores_b, n_train, n_test):
     names = names_a if names_a is not None else names_b
     if names is None:
         names = tuple(range(n_datasets))
-    return a - b, rho, names
+    # The largest absolute score of each data set: differences that vary by
+    # less than its rounding errors do not vary.
+    magnitude = np.maximum(np.abs(a).max(axis=1), np.abs(b).max(axis=1))
+    return a - b, rho, names, magnitude
 
 
-def _jitter_constant_rows(differences, rope, rng):
+def _jitter_constant_rows(differences, rope, rng, magnitude=None):
     """Spread the differences of data sets where they do not vary.
+
+    A row does not vary when its range is within a few rounding errors of
+    ``magnitude`` (the largest absolute score of the data set, by default
+    that of the differences): ``a - (a - 0.01)`` is not exactly constant.
 
     A data set whose differences are all equal has a likelihood that grows
     without bound as ``sigma_i -> 0``. As baycomp does, half of its
@@ -144,7 +162,9 @@ def _jitter_constant_rows(differences, rope, rng):
     on the data set's common difference rather than on 0, so that a
     constant non-zero gain is kept.
     """
-    constant = np.ptp(differences, axis=1) == 0
+    if magnitude is None:
+        magnitude = np.abs(differences).max(axis=1)
+    constant = ~(np.ptp(differences, axis=1) > _ROUNDING * np.asarray(magnitude))
     if not constant.any():
         return differences, 0
     differences = differences.copy()
@@ -522,11 +542,19 @@ def bayesian_hierarchical_test(
     >>> bool(low < 0.03 < high)
     True
     """
-    differences, rho, names = _check_inputs(scores_a, scores_b, n_train, n_test)
+    differences, rho, names, magnitude = _check_inputs(scores_a, scores_b, n_train, n_test)
+    _reject_bools(
+        n_samples=n_samples,
+        n_tune=n_tune,
+        chains=chains,
+        cores=cores,
+        target_accept=target_accept,
+        upper_sigma=upper_sigma,
+    )
+    rope = _check_rope(rope)
     pm, pt, az = _import_backend()
     rng = check_random_state_any(random_state)
-    rope = float(rope)
-    differences, n_constant = _jitter_constant_rows(differences, rope, rng)
+    differences, n_constant = _jitter_constant_rows(differences, rope, rng, magnitude)
     n_datasets, n = differences.shape
 
     # Sampled on a unit scale (mean within-data-set sd = 1) for NUTS's step

@@ -18,7 +18,7 @@ from sklearn.utils import check_random_state
 
 from ..classic._resampled_ttests import _check_paired_scores
 from ..utils._sklearn_compat import Interval, validate_params
-from ._base import BayesianResult, _most_probable_region
+from ._base import BayesianResult, _check_rope, _most_probable_region, _reject_bools
 
 __all__ = ["BayesianSignedRankResult", "bayesian_signed_rank_test"]
 
@@ -164,7 +164,9 @@ def bayesian_signed_rank_test(
     ``p_rope`` and ``p_right`` are the shares of draws in which the left,
     rope or right region has the largest ``theta`` (their Monte Carlo
     standard error is at most ``0.5 / sqrt(n_samples)``, 0.0022 for 50 000
-    draws). The posterior draws themselves are in ``samples``; their
+    draws); a draw where two regions tie counts half for each (baycomp
+    gives it to the first), so that identical scores without a rope give
+    ``p_left = p_right = 0.5``. The posterior draws themselves are in ``samples``; their
     triangle is drawn by
     :func:`~sklearn_precision_stats.plotting.plot_posterior`.
 
@@ -197,8 +199,9 @@ def bayesian_signed_rank_test(
     (50000, 3)
     """
     scores_a, scores_b = _check_paired_scores(scores_a, scores_b)
+    _reject_bools(prior_strength=prior_strength, n_samples=n_samples)
     rng = _check_generator(random_state)
-    rope, prior_strength = float(rope), float(prior_strength)
+    rope, prior_strength = _check_rope(rope), float(prior_strength)
     samples = _sample_posterior(scores_a - scores_b, rope, prior_strength, n_samples, rng)
     _, p = _most_probable_region(samples)
     return BayesianSignedRankResult(

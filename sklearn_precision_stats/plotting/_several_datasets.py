@@ -268,8 +268,12 @@ def plot_posterior(
     >>> ax.get_xlabel()
     'mean difference of scores, svm - tree'
     """
-    if len(names) != 2:
-        raise ValueError(f"names must hold two names, got {names!r}.")
+    try:
+        pair = not isinstance(names, str) and len(names) == 2
+    except TypeError:  # no len(): a number, None, ...
+        pair = False
+    if not pair:
+        raise ValueError(f"names must hold two names, such as ('svm', 'tree'), got {names!r}.")
     if hasattr(result, "samples") and hasattr(result, "p_rope"):
         return _plot_simplex(result, _get_ax(ax, (5.5, 5.0)), names)
     if hasattr(result, "posterior") and hasattr(result, "p_rope"):
