@@ -488,8 +488,13 @@ def adjusted_pvalues(comparison, test="gs", method=("holm", "bh")):
     See :meth:`PairedComparison.adjusted_pvalues`.
     """
     column = _test_column(comparison, test)
-    methods = [method] if isinstance(method, str) else list(method)
-    if not methods or any(m not in _ADJUST_METHODS for m in methods):
+    if isinstance(method, str):
+        methods = [method]
+    elif isinstance(method, (list, tuple)):
+        methods = list(method)
+    else:
+        methods = []  # refused below
+    if not methods or any(not isinstance(m, str) or m not in _ADJUST_METHODS for m in methods):
         raise ValueError(
             f"method must be one of {_ADJUST_METHODS} or a list of them, got {method!r}."
         )
