@@ -473,3 +473,17 @@ def test_clustered_standard_errors_equal_statsmodels_gee_of_the_rows():
     change = other.astype(int) - ref.astype(int)
     assert difference.se[0, 0, 0] == pytest.approx(gee_se(change, d), rel=1e-9)
     assert difference.se[0, 0, 1] == pytest.approx(gee_se(-change, ~d), rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("function", "measure"),
+    [
+        (sample_size_predictive_values, "ppv"),
+        (sample_size_predictive_values, "npv"),
+        (sample_size_sensitivity_specificity, "sensitivity"),
+        (sample_size_sensitivity_specificity, "specificity"),
+    ],
+)
+def test_sample_size_without_a_difference_says_no_size_is_enough(function, measure):
+    with pytest.raises(ValueError, match="no number of records detects a difference"):
+        function(0.3, (0.8, 0.8), (0.9, 0.9), measure=measure)

@@ -146,7 +146,11 @@ def _rpv_design(prevalence, sensitivity, specificity, correlation, measure, alph
 def _check_effect(effect, measure):
     # The sample size formulas divide by the effect.
     if effect == 0:
-        raise ValueError(f"the two classifiers have the same {measure} in this design.")
+        raise ValueError(
+            f"the two classifiers have the same {measure} in this design, so no number "
+            "of records detects a difference; change sensitivity or specificity so "
+            f"that the {measure} differ."
+        )
 
 
 def _rounded_up(n, power_at, effect):
