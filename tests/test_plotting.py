@@ -328,3 +328,119 @@ def test_comparison_plot_method_is_the_forest_plot(tmp_path):
 
     assert segments(left) == segments(right) and len(segments(left)) >= 2
     _assert_not_blank(_render(left, tmp_path / "plot.png"))
+
+
+# ------------------------------------------------------------ awkward names
+
+
+def _shown(text):
+    """The text matplotlib draws for a Text artist (mathtext resolved)."""
+    # _preprocess_math is what Text.draw uses: ``\$`` is a dollar sign,
+    # an unescaped pair of ``$`` is mathtext.
+    shown, is_math = text._preprocess_math(text.get_text())
+    assert not is_math, text.get_text()
+    return shown
+
+
+@pytest.fixture(scope="module")
+def odd_names():
+    """Classes and classifiers whose names matplotlib reads as markup."""
+    rng = np.random.default_rng(7)
+    classes = np.array(["$0-$50", "$x_$", "plain"])
+    y = rng.choice(classes, 900)
+    preds = {}
+    for name, p in (("_baseline", 0.2), ("$a$", 0.4), ("ref", 0.3)):
+        pred = y.copy()
+        noisy = rng.random(900) < p
+        pred[noisy] = rng.choice(classes, noisy.sum())
+        preds[name] = pred
+    return y, preds
+
+
+def test_forest_plot_shows_names_with_dollars_as_text(odd_names, tmp_path):
+    y, preds = odd_names
+    result = compare_precision(y, preds, reference="ref")
+    ax = plot_relative_precision(result)
+    _render(ax, tmp_path / "forest.png")  # "$x_$" as mathtext would not draw
+    labels = [_shown(t) for t in ax.get_yticklabels()]
+    assert labels == [
+        f"class {c}: {k}"
+        for c, k in zip(result.table["class"], result.table["classifier"], strict=True)
+    ]
+    assert _shown(ax.xaxis.label) == "Relative precision, classifier / ref (95% CI)"
+
+
+def test_metric_forest_legend_keeps_underscore_names(odd_names, tmp_path):
+    from sklearn_precision_stats import compare_metric
+    from sklearn_precision_stats.plotting._forest import plot_metric_differences
+
+    y, preds = odd_names
+    result = compare_metric(y, preds, metric="f1", reference="ref")
+    fig, ax = plt.subplots()
+    (mine,) = ax.plot([0], [0], label="user's line")
+    assert plot_metric_differences(result, ax=ax) is ax
+    _render(ax, tmp_path / "metric.png")
+    legend = [_shown(t) for t in ax.get_legend().get_texts()]
+    # matplotlib leaves out labels starting with "_"; the classifier is shown.
+    assert legend == ["user's line", "_baseline - ref", "$a$ - ref"]
+    assert {_shown(t) for t in ax.get_yticklabels()} >= {"$0-$50: _baseline", "$x_$: $a$"}
+
+
+def test_precision_recall_legend_keeps_underscore_names(tmp_path):
+    from sklearn_precision_stats import compare_average_precision
+    from sklearn_precision_stats.plotting import plot_precision_recall
+
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, 300)
+    scores = {"_baseline": y + rng.normal(0, 1, 300), "$b$": y + rng.normal(0, 2, 300)}
+    result = compare_average_precision(y, scores, n_resamples=50, random_state=0)
+    ax = plot_precision_recall(result, 1)
+    _render(ax, tmp_path / "pr.png")
+    assert [_shown(t) for t in ax.get_legend().get_texts()] == ["_baseline", "$b$"]
+
+
+def test_region_title_shows_a_numpy_label_as_the_tables_do():
+    from sklearn_precision_stats.diagnostic import relative_predictive_values
+    from sklearn_precision_stats.plotting import plot_predictive_value_region
+
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 2, 300)
+    preds = {"rf": (y + (rng.random(300) < 0.2)) % 2, "nb": (y + (rng.random(300) < 0.3)) % 2}
+    result = relative_predictive_values(y, preds)
+    ax = plot_predictive_value_region(result, result.classes[1])
+    assert _shown(ax.title) == "class 1"
+
+
+def test_forest_plot_with_a_zero_bound_on_the_log_axis(tmp_path):
+    # A precision of 0 gives a ratio (and bound) of 0, which a log axis
+    # cannot show; the limits come from the other rows.
+    table = pd.DataFrame(
+        {
+            "class": [0, 1],
+            "ratio": [0.0, 1.2],
+            "ratio_ci_low": [0.0, 0.9],
+            "ratio_ci_high": [0.5, 1.5],
+        }
+    )
+    ax = plot_relative_precision(table)
+    _render(ax, tmp_path / "zero.png")
+    low, high = ax.get_xlim()
+    assert 0 < low < 0.5 and 1.5 < high < 2
+
+
+def test_plots_on_a_given_ax_make_no_figure_and_leave_rcparams(comparisons, odd_names):
+    from sklearn_precision_stats import compare_metric
+    from sklearn_precision_stats.plotting._forest import plot_metric_differences
+
+    y, preds = odd_names
+    metric = compare_metric(y, preds, metric="f1", reference="ref")
+    before = dict(matplotlib.rcParams)
+    for draw in (
+        lambda ax: plot_relative_precision(comparisons, ax=ax),
+        lambda ax: plot_metric_differences(metric, ax=ax),
+    ):
+        fig, ax = plt.subplots()
+        figures = plt.get_fignums()
+        assert draw(ax) is ax
+        assert plt.get_fignums() == figures
+        assert dict(matplotlib.rcParams) == before

@@ -103,8 +103,12 @@ def plot_predictive_value_region(
     ax.axhline(1.0, color="0.6", lw=0.8, ls="--")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel(f"relative PPV ({name} / {result.reference})")
-    ax.set_ylabel(f"relative NPV ({name} / {result.reference})")
-    ax.set_title(f"class {cls!r}")
+    from ._precision import _plain
+
+    ax.set_xlabel(_plain(f"relative PPV ({name} / {result.reference})"))
+    ax.set_ylabel(_plain(f"relative NPV ({name} / {result.reference})"))
+    # The label as the tables print it (np.int64(1) would show its repr).
+    shown = cls.item() if hasattr(cls, "item") else cls
+    ax.set_title(_plain(f"class {shown!r}"))
     ax.legend(loc="best", frameon=False)
     return ax

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._precision import _get_ax
+from ._precision import _get_ax, _legend, _plain
 
 __all__ = ["plot_metric_differences"]
 
@@ -44,16 +44,18 @@ def plot_metric_differences(
     # Rows from the top, the classifiers of a class next to each other.
     y = np.arange(n_rows)[::-1].astype(float)
     colors = [f"C{i % 10}" for i in range(len(others))]
+    entries = []
     for j, name in enumerate(others):
         rows = (table["classifier"] == name).to_numpy()
         diff = table["diff"].to_numpy()[rows]
         low = table["diff_ci_low"].to_numpy()[rows]
         high = table["diff_ci_high"].to_numpy()[rows]
         ax.hlines(y[rows], low, high, color=colors[j], linewidth=2)
-        ax.plot(diff, y[rows], "o", color=colors[j], label=f"{name} - {result.reference}")
+        (points,) = ax.plot(diff, y[rows], "o", color=colors[j])
+        entries.append((points, f"{name} - {result.reference}"))
     ax.axvline(0.0, color="0.4", linestyle="--", linewidth=1)
     labels = [
-        f"{c}" if len(others) == 1 else f"{c}: {k}"
+        _plain(c if len(others) == 1 else f"{c}: {k}")
         for c, k in zip(table["class"], table["classifier"], strict=True)
     ]
     ax.set_yticks(y, labels)
@@ -61,5 +63,5 @@ def plot_metric_differences(
     ax.set_xlabel(f"difference in {result.measure} ({100 * level:g}% CI)")
     ax.set_ylabel("class")
     if len(others) > 1:
-        ax.legend(loc="best", fontsize="small")
+        _legend(ax, entries, loc="best", fontsize="small")
     return ax

@@ -44,6 +44,32 @@ def _get_ax(ax, figsize=None):
     return ax
 
 
+def _plain(value):
+    """`value` as text matplotlib shows as such: ``$`` would start mathtext.
+
+    A class named "$0-$50" would otherwise print as math (or fail to draw).
+    """
+    return str(value).replace("$", r"\$")
+
+
+def _legend(ax, entries, **kwargs):
+    """A legend of the artists already labelled on `ax`, then `entries` in order.
+
+    `entries` are (artist, text) pairs; their texts may start with an
+    underscore (a classifier "_baseline"), which ``ax.legend()`` would leave
+    out as matplotlib's mark of an artist kept out of legends.
+    """
+    ours = [artist for artist, _ in entries]
+    handles, labels = [], []
+    for handle, text in zip(*ax.get_legend_handles_labels(), strict=True):
+        if handle not in ours:
+            handles.append(handle)
+            labels.append(text)
+    handles += ours
+    labels += [_plain(text) for _, text in entries]
+    return ax.legend(handles, labels, **kwargs)
+
+
 def _forest_frame(comparison):
     """Rows of a forest plot from a comparison, a mapping of them, or a table."""
     if isinstance(comparison, Mapping):
@@ -224,7 +250,7 @@ def plot_relative_precision(
             label += f": {row['classifier']}"
         if "dataset" in frame:
             label = f"{row['dataset']}, {label}"
-        labels.append(label)
+        labels.append(_plain(label))
     est = frame[ratio].to_numpy(float)
     low = frame[low_col].to_numpy(float)
     high = frame[high_col].to_numpy(float)
@@ -265,7 +291,10 @@ def plot_relative_precision(
     ax.set_yticks(y)
     ax.set_yticklabels(labels)
     ax.set_ylim(-0.7, len(frame) - 0.3)
-    finite = np.concatenate([low[np.isfinite(low)], high[np.isfinite(high)], [1.0]])
+    bounds = np.concatenate([low, high])
+    # A bound of 0 (a precision of 0) has no place on a log axis.
+    shown = np.isfinite(bounds) & (bounds > 0 if log_scale else True)
+    finite = np.concatenate([bounds[shown], [1.0]])
     lo, hi = finite.min(), finite.max()
     if log_scale:
         ax.set_xscale("log")
@@ -280,7 +309,7 @@ def plot_relative_precision(
     first = next(iter(comparison.values())) if isinstance(comparison, Mapping) else comparison
     level = getattr(first, "confidence_level", None)
     ci = f"{100 * level:g}% CI" if level is not None else "CI"
-    ax.set_xlabel(f"Relative {name}, {clf} / {ref} ({ci})")
+    ax.set_xlabel(_plain(f"Relative {name}, {clf} / {ref} ({ci})"))
     if annotate:
         from matplotlib.transforms import blended_transform_factory
 
@@ -399,7 +428,7 @@ def plot_replicability(
     if res is not None:
         test = _TEST_NAMES.get(res.test, res.test)
         title += f" of {test}, class {res.label} ({res.classifier} vs {res.reference})"
-    ax.set_title(title, fontsize="medium")
+    ax.set_title(_plain(title), fontsize="medium")
     ax.legend(title="Total sample size", fontsize="small", title_fontsize="small")
     ax.grid(color="0.92")
     return ax

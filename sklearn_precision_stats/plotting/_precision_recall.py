@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ._precision import _get_ax
+from ._precision import _get_ax, _legend, _plain
 
 __all__ = ["plot_precision_recall"]
 
@@ -69,9 +69,11 @@ def plot_precision_recall(
         raise ValueError(f"label={label!r} is not a class of result; use one of {classes}.")
     recall = curves["recall"]
     ax = _get_ax(ax)
+    entries = []
     for j, name in enumerate(result.classifiers):
         color = f"C{j % 10}"
-        ax.step(recall, curves["precision"][j, index], where="pre", color=color, label=str(name))
+        (line,) = ax.step(recall, curves["precision"][j, index], where="pre", color=color)
+        entries.append((line, str(name)))
         if band and curves.get("low") is not None:
             ax.fill_between(
                 recall,
@@ -88,6 +90,6 @@ def plot_precision_recall(
     ax.set_ylabel("precision")
     shown = "" if len(classes) == 1 and label is None else f" (class {classes[index]})"
     level = f", {100 * result.confidence_level:g}% pointwise bootstrap bands" if band else ""
-    ax.set_title(f"Precision-recall{shown}{level}", fontsize="medium")
-    ax.legend(loc="lower left")
+    ax.set_title(_plain(f"Precision-recall{shown}{level}"), fontsize="medium")
+    _legend(ax, entries, loc="lower left")
     return ax
