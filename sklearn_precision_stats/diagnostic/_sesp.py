@@ -742,7 +742,7 @@ def ratio_fit(data, num_other, num_ref, influences, names, undefined, zero_varia
             zero[..., i],
             data.classes,
             data.names[1:],
-            f"the interval and test of the relative {m}",
+            f"the test (and interval) of the relative {m}",
             f"{undefined[i]}: the ratio is 0, its log -inf",
             stacklevel,
         )
