@@ -10,6 +10,10 @@
 3. At 10^5 records and 10 classes, the per-class comparison against 10
    binary comparisons of the same size. Target: at most 3 x the binary
    one per class.
+4. Peak memory of the pointwise precision-recall band at 100 classes,
+   2000 records and 2000 replicates (2 classifiers), against the 323 MB
+   its replicates take when held for every class at once. Target: at
+   most 1/3 of that.
 
 Run with ``python benchmarks/bench_threshold_free.py`` (``--quick`` for
 10^5 records and 200 replicates).
@@ -112,6 +116,28 @@ def main(argv=None):
     print(
         f"   per class: {per_class / n_classes / binary:.2f} x the binary comparison "
         "(target: at most 3)"
+    )
+
+    n_classes, n_small = 100, 2000
+    y100 = np.arange(n_small) % n_classes
+    onehot = np.eye(n_classes)[y100]
+    many = {
+        "a": np.round(onehot + rng.standard_normal((n_small, n_classes)), 4),
+        "b": np.round(0.8 * onehot + rng.standard_normal((n_small, n_classes)), 4),
+    }
+    whole_band = n_replicates * 2 * n_classes * 101 * 8
+    tracemalloc.start()
+    seconds, _ = timed(
+        compare_average_precision, y100, many, n_resamples=n_replicates, random_state=0
+    )
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"4. {n_classes} classes, {n_small:,} records, {n_replicates} replicates")
+    print(f"   compare_average_precision: {seconds:.2f} s")
+    print(
+        f"   peak memory {peak / 2**20:.1f} MiB; the band's replicates of every class "
+        f"at once {whole_band / 2**20:.1f} MiB; ratio 1/{whole_band / peak:.1f} "
+        "(target: at most 1/3)"
     )
 
 

@@ -1,8 +1,10 @@
 """Threshold-free comparisons against scikit-learn, point values and replicates."""
 
+import tracemalloc
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,6 +19,7 @@ from sklearn_precision_stats import (
     compare_roc_auc,
     delong_test,
 )
+from sklearn_precision_stats.threshold_free import _compare
 from sklearn_precision_stats.threshold_free._resampling import weight_blocks
 
 
@@ -546,3 +549,66 @@ def test_random_state_takes_a_generator():
         random_state=np.random.default_rng(5),
     )
     assert np.isfinite(result.table["diff"]).all()
+
+
+# ------------------------------------------------- the band, curve by curve
+
+
+def test_band_is_the_quantile_of_sklearn_curves_over_the_replicates(monkeypatch):
+    # The band a curve at a time (each block of curves on its own) is, at
+    # each recall of the grid, the quantile over the replicates of
+    # scikit-learn's interpolated precision on the weighted rows.
+    y, scores = _multiclass(n=150, k=4)
+    weights = np.random.default_rng(2).multinomial(150, np.full(150, 1 / 150), size=40)
+    monkeypatch.setattr(_compare, "_BAND_ELEMENTS", 1)
+    result = compare_average_precision(y, scores, n_resamples=weights, confidence_level=0.9)
+    grid = result.curves["recall"]
+    for j, name in enumerate(result.classifiers):
+        for k in range(4):
+            interpolated = []
+            for w in weights:
+                p, r, _ = precision_recall_curve(y == k, scores[name][:, k], sample_weight=w)
+                interpolated.append([p[r >= level].max() for level in grid])
+            low, high = np.quantile(interpolated, [0.05, 0.95], axis=0)
+            np.testing.assert_allclose(result.curves["low"][j, k], low, rtol=1e-12)
+            np.testing.assert_allclose(result.curves["high"][j, k], high, rtol=1e-12)
+
+
+@pytest.mark.parametrize("curves_per_block", [1, 3])
+def test_band_in_blocks_of_curves_draws_the_same_replicates(monkeypatch, curves_per_block):
+    # Each block of curves draws the replicates again from the generator's
+    # first state; the generator ends where one pass leaves it.
+    y, scores = _multiclass(n=120, k=7, seed=3)
+    whole_rng, blocks_rng = np.random.default_rng(5), np.random.default_rng(5)
+    whole = compare_average_precision(y, scores, n_resamples=60, random_state=whole_rng)
+    monkeypatch.setattr(_compare, "_BAND_ELEMENTS", curves_per_block * 60 * 3 * 101)
+    blocks = compare_average_precision(y, scores, n_resamples=60, random_state=blocks_rng)
+    for key in ("precision", "low", "high"):
+        np.testing.assert_array_equal(blocks.curves[key], whole.curves[key])
+    pd.testing.assert_frame_equal(blocks.table, whole.table)
+    for name in whole.classifiers:
+        np.testing.assert_array_equal(blocks.replicates[name], whole.replicates[name])
+    assert blocks_rng.random() == whole_rng.random()
+
+
+def test_band_memory_is_a_block_of_curves_not_all_of_them():
+    # 100 classes, 2000 replicates, 2 classifiers: the band's replicates of
+    # every curve at once are 2000 x 2 x 100 x 101 float64, 323 MB; a block
+    # of curves at a time keeps the peak (everything included) far below.
+    rng = np.random.default_rng(4)
+    y = np.arange(400) % 100
+    scores = {
+        name: np.round(np.eye(100)[y] + rng.normal(scale=scale, size=(400, 100)), 2)
+        for name, scale in (("a", 1.0), ("b", 1.5))
+    }
+    whole_band = 2000 * 2 * 100 * 101 * 8
+    tracemalloc.start()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedStatisticWarning)
+            result = compare_average_precision(y, scores, n_resamples=2000, random_state=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.curves["low"].shape == (2, 100, 101)
+    assert peak < whole_band / 2, f"peak {peak / 2**20:.0f} MiB"

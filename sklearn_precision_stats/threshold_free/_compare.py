@@ -4,6 +4,7 @@ DeLong's test for ROC AUC).
 """
 
 import contextlib
+import copy
 import warnings
 from collections.abc import Hashable, Mapping, Sequence
 from numbers import Integral, Real
@@ -55,6 +56,8 @@ _INTERVAL_KEYS = (
 )
 # Points of the recall grid on which the curves and their bands are kept.
 _CURVE_POINTS = 101
+# Replicates of the band held at once (32 MB of float64), a block of curves.
+_BAND_ELEMENTS = 2**22
 
 _PARAMETERS = {
     "y_true": ["array-like"],
@@ -318,25 +321,31 @@ class _Evaluator:
     def size(self):
         return max(curve.size for curve in self.curves)
 
-    def evaluate(self, weights, envelope=None, workspace=None):
+    def evaluate(self, weights, envelope=None, workspace=None, curves=None, band=None):
         """Values (n_replicates, n_table_rows) and undefined masks.
 
         The mask is of every curve, shape (n_replicates, n_curves): the
         curves that leave their table row undefined (with an average, the
         row is undefined where any curve is).
         `envelope`: recall grid; then also the interpolated precision of
-        each curve at the grid, shape (n_replicates, n_curves, n_grid).
+        each curve at the grid, shape (n_replicates, n_curves, n_grid),
+        written into `band` when given.
+        `curves`: a range of the curves, to evaluate only those (per-class
+        rows only, where each table row is one curve).
         """
-        values, undefined, positives, bands = [], [], [], []
+        values, undefined, positives = [], [], []
         packed = weights.dtype == np.uint8 and weights.max() <= _curves.PACKED_MAX_WEIGHT
-        for curve in self.curves:
+        selected = self.curves if curves is None else self.curves[curves.start : curves.stop]
+        if envelope is not None and band is None:
+            band = np.empty((weights.shape[0], len(selected), envelope.shape[0]))
+        for j, curve in enumerate(selected):
             counts = curve.counts(weights, workspace, packed)
             value, bad = self.measure.function(counts)
             values.append(value)
             undefined.append(bad)
             positives.append(counts.n_pos)
             if envelope is not None:
-                bands.append(_curves.interpolated_precision(counts, envelope))
+                band[:, j] = _curves.interpolated_precision(counts, envelope)
         values = np.column_stack(values)
         undefined = np.column_stack(undefined)
         if not self.per_class:
@@ -353,7 +362,6 @@ class _Evaluator:
                     values = (weighted.sum(axis=1) / total)[:, None]
                 undefined &= weights_k > 0
                 undefined |= (total == 0)[:, None]
-        band = np.stack(bands, axis=1) if envelope is not None else None
         return values, undefined, band
 
 
@@ -489,23 +497,47 @@ def _run(
     # Replicates in which each curve, and each table row, is undefined.
     curve_undefined = np.zeros(n_curves, dtype=np.intp)
     row_undefined = np.zeros(n_table, dtype=np.intp)
-    band_reps = (
-        np.empty((n_replicates, n_clf, len(evaluators[0].curves), grid.shape[0]))
-        if with_curves
-        else None
-    )
-    for start, weights in weight_blocks(
-        n_replicates, problem.strata_sizes, rng, block, given, problem.unit_of_column
-    ):
-        stop = start + weights.shape[0]
-        for c, ev in enumerate(evaluators):
-            values, bad, band = ev.evaluate(weights, grid if with_curves else None, workspace)
-            reps[start:stop, :, c] = values
-            if c == 0:
-                curve_undefined += bad.sum(axis=0)
-                row_undefined += bad.sum(axis=0) if per_class else bad.any(axis=1).sum()
-            if with_curves:
-                band_reps[start:stop, c] = band
+    alpha = (1 - confidence_level) / 2
+    if with_curves:
+        # The band needs every replicate of a curve at once: a few curves
+        # at a time, not (replicates, classifiers, curves, grid) whole, which
+        # is 320 MB at 100 classes and 2000 replicates. Each block of curves
+        # draws the same replicates again, from a copy of the generator.
+        per_block = max(1, _BAND_ELEMENTS // (n_replicates * n_clf * grid.shape[0]))
+        per_block = min(per_block, n_curves)
+        band_limits = np.empty((2, n_clf, n_curves, grid.shape[0]))
+        # One buffer for every block, the last one perhaps in part.
+        band_buffer = np.empty((n_replicates, n_clf, per_block, grid.shape[0]))
+    else:
+        per_block = n_curves  # an average needs all its curves together
+    curve_blocks = [range(s, min(s + per_block, n_curves)) for s in range(0, n_curves, per_block)]
+    first_state = copy.deepcopy(rng) if len(curve_blocks) > 1 else rng
+    for i, curves in enumerate(curve_blocks):
+        # The last pass draws from `rng` itself, which the jackknife then continues.
+        draws = rng if i == len(curve_blocks) - 1 else copy.deepcopy(first_state)
+        band_reps = band_buffer[:, :, : len(curves)] if with_curves else None
+        rows = slice(curves.start, curves.stop) if per_class else slice(None)
+        for start, weights in weight_blocks(
+            n_replicates, problem.strata_sizes, draws, block, given, problem.unit_of_column
+        ):
+            stop = start + weights.shape[0]
+            for c, ev in enumerate(evaluators):
+                values, bad, _ = ev.evaluate(
+                    weights,
+                    grid if with_curves else None,
+                    workspace,
+                    curves,
+                    band_reps[start:stop, c] if with_curves else None,
+                )
+                reps[start:stop, rows, c] = values
+                if c == 0:
+                    curve_undefined[curves.start : curves.stop] += bad.sum(axis=0)
+                    row_undefined[rows] += bad.sum(axis=0) if per_class else bad.any(axis=1).sum()
+        if with_curves:
+            # A curve at a time: np.quantile copies what it sorts. NaN (a
+            # replicate without positives) propagates to the band.
+            for i, k in enumerate(curves):
+                band_limits[:, :, k] = np.quantile(band_reps[:, :, i], [alpha, 1 - alpha], axis=0)
     n_groups = min(problem.n_units, _JACKKNIFE_GROUPS)
     jack = np.empty((n_groups, n_table, n_clf))
     for start, weights in jackknife_blocks(problem.n_units, n_groups, rng, block):
@@ -567,13 +599,15 @@ def _run(
         )
     curves = None
     if with_curves:
-        alpha = (1 - level) / 2
         point_band = np.stack([p[2][0] for p in point])  # (n_clf, n_curves, n_grid)
-        # NaN (a replicate without positives) propagates to the band.
-        q = np.quantile(band_reps, [alpha, 1 - alpha], axis=0)
         if single:
-            q[:] = np.nan
-        curves = {"recall": grid, "precision": point_band, "low": q[0], "high": q[1]}
+            band_limits[:] = np.nan
+        curves = {
+            "recall": grid,
+            "precision": point_band,
+            "low": band_limits[0],
+            "high": band_limits[1],
+        }
     return MetricComparison(
         measure=measure.name,
         classes=table_classes,
