@@ -51,6 +51,11 @@ def test_dict_of_unequal_lengths_names_the_problem():
         friedman_test({"rf": [0.9, 0.8, 0.7], "svm": [0.8, 0.7]})
 
 
+def test_ragged_table_names_the_argument():
+    with pytest.raises(ValueError, match="scores must be a table of numbers, one row per data"):
+        friedman_test([[0.9, 0.8], [0.7, 0.6, 0.5]])
+
+
 def test_nullable_missing_score_is_reported_as_missing():
     frame = pd.DataFrame(_table(1)).astype("Float64")
     frame.iloc[3, 1] = pd.NA

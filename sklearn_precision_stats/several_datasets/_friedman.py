@@ -54,7 +54,10 @@ def _check_scores_table(scores, lower_is_better):
             if values.ndim == 2:
                 values = values.astype(np.float64)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"scores must hold numbers: {exc}") from None
+        raise ValueError(
+            "scores must be a table of numbers, one row per data set and one "
+            f"column per classifier, with no missing cells: {exc}"
+        ) from None
     if values.ndim != 2:
         raise ValueError(
             f"scores must be 2-D with one row per data set and one column per "
