@@ -487,3 +487,23 @@ def test_clustered_standard_errors_equal_statsmodels_gee_of_the_rows():
 def test_sample_size_without_a_difference_says_no_size_is_enough(function, measure):
     with pytest.raises(ValueError, match="no number of records detects a difference"):
         function(0.3, (0.8, 0.8), (0.9, 0.9), measure=measure)
+
+
+ALL_FUNCTIONS = [*COMPARISONS, diagnostic_accuracy, likelihood_ratio_regression]
+
+
+@pytest.mark.parametrize("function", ALL_FUNCTIONS)
+def test_row_order_and_label_names_do_not_change_the_numbers(function):
+    y, preds, _ = make_correlated_predictions(300, 3, 2, seed=2)
+    names = np.array(["cat", "dog", "emu"])  # sorted as 0, 1, 2
+    order = np.random.default_rng(0).permutation(y.shape[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedStatisticWarning)
+        base = function(y, preds)
+        moved = function(names[y[order]], {k: names[v[order]] for k, v in preds.items()})
+    assert np.asarray(moved.classes).tolist() == names.tolist()
+    for field in ("estimate", "se", "statistic", "pvalue", "ratio", "se_log", "diff", "log_dlr"):
+        if hasattr(base, field):
+            np.testing.assert_allclose(
+                getattr(moved, field), getattr(base, field), rtol=1e-12, atol=1e-15
+            )
