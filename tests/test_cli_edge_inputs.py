@@ -200,3 +200,23 @@ def test_unknown_pos_label_of_compare_scores_names_pos_label(tmp_path, capsys):
     )
     line = _error(err, code)
     assert "--pos-label: class '3'" in line and "--labels" not in line
+
+
+def test_utf16_csv_is_named_and_read_with_its_encoding(tmp_path, capsys):
+    frame = _frame()
+    path = tmp_path / "unicode.csv"
+    frame.to_csv(path, index=False, encoding="utf-16")  # Excel's "Unicode text"
+    code, _, err = _run(["compare", path, "--truth", "truth"], capsys)
+    assert "is UTF-16 text; pass --encoding utf-16" in _error(err, code)
+    table = _table(["compare", path, "--truth", "truth", "--encoding", "utf-16"], capsys)
+    expected = compare_precision(frame["truth"].to_numpy(), {"a": frame["a"], "b": frame["b"]})
+    np.testing.assert_allclose(table["gs_pvalue"], expected.table["gs_pvalue"], rtol=1e-12)
+
+
+def test_utf8_csv_with_a_byte_order_mark_finds_its_first_column(tmp_path, capsys):
+    frame = _frame()
+    path = tmp_path / "excel.csv"
+    frame.to_csv(path, index=False, encoding="utf-8-sig")
+    table = _table(["compare", path, "--truth", "truth"], capsys)
+    expected = compare_precision(frame["truth"].to_numpy(), {"a": frame["a"], "b": frame["b"]})
+    np.testing.assert_allclose(table["gs_pvalue"], expected.table["gs_pvalue"], rtol=1e-12)

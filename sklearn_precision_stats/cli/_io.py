@@ -5,6 +5,7 @@ time, keeping only the columns asked for, so the memory used depends on the
 batch size, not on the file's length.
 """
 
+import codecs
 import os
 import re
 import sys
@@ -101,6 +102,16 @@ def _head(path, size=1 << 16):
         ) from None
 
 
+# Byte order marks of the encodings whose text holds zero bytes (UTF-32
+# first: its little-endian mark starts with UTF-16's).
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
 def _sniff_text(path, encoding):
     """UsageError when a CSV file is empty, holds binary data or text not in `encoding`."""
     head = _head(path)
@@ -111,7 +122,16 @@ def _sniff_text(path, encoding):
             raise UsageError(
                 f"{path!r} is a {fmt.capitalize()} file, not CSV; pass --input-format {fmt}."
             )
-    if b"\x00" in head:
+    try:
+        codec = codecs.lookup(encoding).name
+    except LookupError:
+        raise UsageError(f"--encoding: unknown text encoding {encoding!r}.") from None
+    # UTF-16 and UTF-32 text (Excel's "Unicode text") is mostly zero bytes.
+    wide = codec.startswith(("utf-16", "utf-32"))
+    for bom, name in _WIDE_BOMS:
+        if not wide and head.startswith(bom):
+            raise UsageError(f"{path!r} is {name.upper()} text; pass --encoding {name}.")
+    if not wide and b"\x00" in head:
         raise UsageError(
             f"{path!r} is not a CSV text file (it holds binary data); pass a CSV, "
             "Parquet or Feather file."
