@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._precision import _get_ax
+from ._precision import _get_ax, _plain
 
 if TYPE_CHECKING:  # pragma: no cover - for annotations only
     from matplotlib.axes import Axes
@@ -132,7 +132,8 @@ def plot_critical_difference(result: PosthocResult, ax: Axes | None = None) -> A
         else:
             y, x_end, ha = first_label + row * (k - 1 - i), x_right, "left"
         ax.plot([rank, rank, x_end], [0, y, y], color="black", lw=0.9)
-        label = f"{name} ({rank:.2f})" if ha == "left" else f"({rank:.2f}) {name}"
+        text = _plain(name)
+        label = f"{text} ({rank:.2f})" if ha == "left" else f"({rank:.2f}) {text}"
         ax.text(x_end + (0.05 if ha == "left" else -0.05), y, label, ha=ha, va="center")
 
     # Bars joining classifiers that do not differ.
@@ -274,6 +275,7 @@ def plot_posterior(
         pair = False
     if not pair:
         raise ValueError(f"names must hold two names, such as ('svm', 'tree'), got {names!r}.")
+    names = (_plain(names[0]), _plain(names[1]))  # a "$" would start mathtext
     if hasattr(result, "samples") and hasattr(result, "p_rope"):
         return _plot_simplex(result, _get_ax(ax, (5.5, 5.0)), names)
     if hasattr(result, "posterior") and hasattr(result, "p_rope"):
