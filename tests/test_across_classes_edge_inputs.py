@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from sklearn.dummy import DummyClassifier
 from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
 from statsmodels.stats.multitest import multipletests
@@ -222,3 +223,29 @@ def test_adjusted_pvalues_name_a_bad_method(method):
             multipletests(table["gs_pvalue"], method=reference)[1],
             rtol=1e-12,
         )
+
+
+def test_replicability_without_two_defined_experiments_is_nan_with_one_warning():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] > 0.8).astype(int)
+    # The dummy never predicts class 1: its precision, and every test of it,
+    # is undefined in every experiment.
+    estimators = {"dummy": DummyClassifier(strategy="most_frequent"), "nb": GaussianNB()}
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        result = replicability(
+            estimators,
+            X,
+            y,
+            label=1,
+            n_repeats=2,
+            sample_sizes=(1.0, 0.5),
+            test_sizes=(0.3,),
+            random_state=0,
+        )
+    (warning,) = _undefined(record)
+    assert warning.filename == __file__
+    message = str(warning.message)
+    assert "(80, 0.3), (40, 0.3) and the pooled statistic is undefined" in message
+    assert np.isnan(result.statistic) and result.table["replicability"].isna().all()

@@ -458,6 +458,21 @@ def replicability(
     experiments["rejected"] = experiments["pvalue"] < alpha
     table = _summarise(experiments, n_records)
     defined = experiments[experiments["defined"]]
+    undefined = table[table["replicability"].isna()]
+    if len(undefined):
+        settings_text = ", ".join(
+            f"({size}, {tsize:g})"
+            for size, tsize in zip(undefined["sample_size"], undefined["test_size"], strict=True)
+        )
+        pooled = " and the pooled statistic" if len(defined) < 2 else ""
+        warnings.warn(
+            f"The replicability of the settings (sample_size, test_size) {settings_text}"
+            f"{pooled} is undefined: fewer than two of their experiments have a defined "
+            f"{test} test (e.g. a classifier that never predicts label={label!r} in a "
+            "test set); it is reported as NaN. Larger sample or test sizes help.",
+            UndefinedStatisticWarning,
+            stacklevel=2,
+        )
     return ReplicabilityResult(
         replicability_score(defined["rejected"].to_numpy()) if len(defined) > 1 else np.nan,
         float(defined["pvalue"].median()) if len(defined) else np.nan,
