@@ -507,3 +507,16 @@ def test_row_order_and_label_names_do_not_change_the_numbers(function):
             np.testing.assert_allclose(
                 getattr(moved, field), getattr(base, field), rtol=1e-12, atol=1e-15
             )
+
+
+@pytest.mark.parametrize(
+    "function", [sample_size_predictive_values, sample_size_sensitivity_specificity]
+)
+@pytest.mark.parametrize(("alpha", "power"), [(0.05, 0.01), (0.05, 0.05), (0.5, 0.4)])
+def test_sample_size_for_a_power_not_above_alpha_is_refused(function, alpha, power):
+    design = {"prevalence": 0.3, "sensitivity": (0.8, 0.9), "specificity": (0.85, 0.92)}
+    with pytest.raises(ValueError, match=f"power={power!r} must exceed alpha"):
+        function(**design, alpha=alpha, power=power)
+    # Just above alpha the size is small and its power reaches the target.
+    result = function(**design, alpha=alpha, power=alpha + 0.02)
+    assert result.n_records >= 1 and result.power >= alpha + 0.02 - 1e-9

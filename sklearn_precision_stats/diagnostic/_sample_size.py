@@ -143,13 +143,21 @@ def _rpv_design(prevalence, sensitivity, specificity, correlation, measure, alph
     return np.log(value[i] / value_ref[i]), float(np.sum(cells * u * u))
 
 
-def _check_effect(effect, measure):
+def _check_effect(effect, measure, alpha, power):
+    # The power of a two-sided level-alpha test only falls to alpha as the
+    # number of records falls to 0: a smaller target is no sample size.
+    if power <= alpha:
+        raise ValueError(
+            f"power={power!r} must exceed alpha={alpha!r}: the test rejects at rate "
+            "alpha without any difference, so no number of records is needed to "
+            "reach a smaller power. Use e.g. power=0.8."
+        )
     # The sample size formulas divide by the effect.
     if effect == 0:
         raise ValueError(
             f"the two classifiers have the same {measure} in this design, so no number "
             "of records detects a difference; change sensitivity or specificity so "
-            f"that the {measure} differ."
+            "that they differ."
         )
 
 
@@ -268,7 +276,7 @@ def sample_size_predictive_values(
     effect, sigma2 = _rpv_design(
         prevalence, sensitivity, specificity, correlation, measure, alpha, power
     )
-    _check_effect(effect, measure)
+    _check_effect(effect, measure, alpha, power)
     n = (stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)) ** 2 * sigma2 / effect**2
     return _rounded_up(
         n, lambda n_int: _normal_power(np.sqrt(n_int * effect**2 / sigma2), alpha), effect
@@ -388,7 +396,7 @@ def sample_size_sensitivity_specificity(
     psi, delta, share = _mcnemar_design(
         prevalence, sensitivity, specificity, correlation, measure, alpha, power
     )
-    _check_effect(delta, measure)
+    _check_effect(delta, measure, alpha, power)
     z, zb = stats.norm.ppf(1 - alpha / 2), stats.norm.ppf(power)
     n = (z * np.sqrt(psi) + zb * np.sqrt(psi - delta**2)) ** 2 / delta**2 / share
     return _rounded_up(
