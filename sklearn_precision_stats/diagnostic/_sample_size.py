@@ -257,6 +257,7 @@ def sample_size_predictive_values(
     measure : {"ppv", "npv"}, default="ppv"
     alpha : float, default=0.05
     power : float, default=0.8
+        Target power, greater than `alpha`.
 
     Returns
     -------
@@ -378,6 +379,7 @@ def sample_size_sensitivity_specificity(
     measure : {"sensitivity", "specificity"}, default="sensitivity"
     alpha : float, default=0.05
     power : float, default=0.8
+        Target power, greater than `alpha`.
 
     Returns
     -------
