@@ -264,6 +264,19 @@ def test_warnings_without_touching_the_warning_filters(monkeypatch, groups, expe
     assert res.posthoc["pvalue"].isna().tolist() == [True, False, False]
 
 
+def test_record_ids_of_mixed_kinds_are_records():
+    # Record ids are told apart, never ordered: numbers and strings mixed
+    # give the records their integer codes give (a TypeError before).
+    y_true, preds = _predictions(4, n=120, n_classifiers=3)
+    codes = np.arange(120) // 2
+    mixed = np.array([f"r{c}" if c % 2 else c for c in codes], dtype=object)
+    res = cochrans_q_test(y_true, preds, groups=mixed)
+    ref = cochrans_q_test(y_true, preds, groups=codes)
+    assert res.n_groups == ref.n_groups == 60
+    assert res.statistic == pytest.approx(ref.statistic, rel=1e-12)
+    pd.testing.assert_frame_equal(res.posthoc, ref.posthoc)
+
+
 def test_input_errors():
     y_true, preds = _predictions(2, n=50, n_classifiers=3)
     with pytest.raises(ValueError, match="at least two classifiers"):

@@ -510,6 +510,13 @@ def test_input_errors(data):
         corrected_repeated_kfold_ttest([1, 2, 3], [2, 3, 5], n_splits=2)
     with pytest.raises(ValueError, match="at least 2 splits and 2 models"):
         corrected_rm_anova([[0.8], [0.9]], n_train=9, n_test=1)
+    with pytest.raises(ValueError, match=r"scores must be 2-D, of shape \(n_iter, n_models\)"):
+        corrected_rm_anova([0.8, 0.9, 0.85], n_train=9, n_test=1)
+    with pytest.raises(ValueError, match="scores must hold numbers"):
+        corrected_rm_anova([["0.8", "0.9"], ["0.7", "0.8"]], n_train=9, n_test=1)
+    missing = pd.DataFrame({"a": [0.8, 0.7, 0.6], "b": pd.array([0.9, None, 0.7], "Float64")})
+    with pytest.raises(ValueError, match="NaN or infinity \\(first at split 1, model 1\\)"):
+        corrected_rm_anova(missing, n_train=9, n_test=1)
 
 
 def test_results_are_frozen_and_readable():

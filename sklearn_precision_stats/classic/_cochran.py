@@ -19,6 +19,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from ..engine._codes import encode_groups
 from ..results._base import copied_on_access
 from ..utils._validation import _check_groups, _check_predictions
 from ._common import TestResult, _posthoc_pairs, _warn_undefined
@@ -111,8 +112,8 @@ def _score_and_variance(correct, groups):
     over its rows, and ``V = sum_i s_i s_i'``.
     """
     residual = correct - correct.mean(axis=1, keepdims=True)
-    _, inverse = np.unique(groups, return_inverse=True)
-    n_groups = int(inverse.max()) + 1
+    # Record ids of any hashable kind, told apart but never ordered.
+    inverse, n_groups = encode_groups(groups)
     per_record = np.zeros((n_groups, correct.shape[1]))
     np.add.at(per_record, inverse, residual)
     return per_record.sum(axis=0), per_record.T @ per_record, n_groups

@@ -37,7 +37,6 @@ from sklearn.model_selection import (
 )
 from sklearn.utils import indexable
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_array
 
 from .._typing import ArrayLike
 from ..results._base import copied_on_access
@@ -1068,9 +1067,27 @@ def corrected_rm_anova(
     ['model_a', 'model_b', 'difference', 'statistic', 'pvalue', 'pvalue_holm']
     """
     names = list(scores.columns) if hasattr(scores, "columns") else None
-    scores = np.asarray(
-        check_array(scores, dtype=np.float64, ensure_2d=True, ensure_all_finite=False)
+    raw = np.asarray(scores.to_numpy() if hasattr(scores, "to_numpy") else scores)
+    if raw.ndim != 2:
+        raise ValueError(
+            f"scores must be 2-D, of shape (n_iter, n_models), got shape {raw.shape}; "
+            "put one row per split and one column per model (e.g. np.column_stack of "
+            "the models' scores)."
+        )
+    numbers_only = (
+        f"scores must hold numbers (one score per split and model), got dtype {raw.dtype}"
     )
+    if raw.dtype.kind in "USc":
+        raise ValueError(f"{numbers_only}; pass the scores as floats.")
+    if raw.dtype.kind == "O":
+        # Object columns (a DataFrame of mixed dtypes) may still hold numbers;
+        # missing ones (None, pd.NA) become NaN, reported below by position.
+        try:
+            raw = np.where(pd.isna(raw), np.nan, raw).astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{numbers_only} ({exc}); pass the scores as floats.") from exc
+    # A copy: the caller's array is never changed.
+    scores = np.array(raw, dtype=np.float64)
     n_iter, n_models = scores.shape
     if n_models < 2 or n_iter < 2:
         raise ValueError(
