@@ -365,9 +365,9 @@ def replicability(
     Experiments whose test is undefined (for instance a classifier that
     never predicts `label` in a small test set) are left out of the score
     and counted in ``n_undefined``; a setting with fewer than two defined
-    experiments has a NaN replicability, with an UndefinedStatisticWarning. High and low p-values replicate easily;
-    replicability is most informative for a class whose p-value on the full
-    data is moderate.
+    experiments has a NaN replicability, with an UndefinedStatisticWarning.
+    High and low p-values replicate easily; replicability is most
+    informative for a class whose p-value on the full data is moderate.
 
     Examples
     --------
