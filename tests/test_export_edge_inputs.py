@@ -179,3 +179,16 @@ def test_cli_markdown_tables_escape_names(tmp_path, capsys):
     rows = _rendered_cells(out)[0]
     cell = dict(zip(rows[0], rows[1], strict=True))
     assert cell["classifier_a"] == "_x_" and cell["classifier_b"] == "a|b"
+
+
+@pytest.mark.parametrize("digits", [2.5, True, -1])
+def test_metric_comparison_export_checks_digits(result, digits):
+    for export in (result.summary, result.to_markdown, result.to_latex):
+        with pytest.raises(ValueError, match="digits must be a non-negative integer"):
+            export(digits=digits)
+
+
+@pytest.mark.parametrize("option", ["caption", "label"])
+def test_latex_caption_and_label_must_be_text(result, option):
+    with pytest.raises(ValueError, match=f"{option} must be a str or None"):
+        result.to_latex(**{option: 5})

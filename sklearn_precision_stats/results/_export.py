@@ -258,6 +258,12 @@ def _latex_table(
     The caption is `caption`, `title` and the legend of the marks `levels`
     (none when empty); the label is ``<label>-<name>``.
     """
+    for option, value in (("caption", caption), ("label", label)):
+        if value is not None and not isinstance(value, str):
+            raise ValueError(
+                f"{option} must be a str or None, got {type(value).__name__}; e.g. "
+                f"{option}={'Precision per class' if option == 'caption' else 'tab:precision'!r}."
+            )
     escaped = frame.astype(str).map(_latex_escape)
     escaped.columns = [_latex_escape(str(c)) for c in escaped.columns]
     styler = escaped.style.hide(axis="index")

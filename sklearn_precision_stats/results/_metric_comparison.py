@@ -471,7 +471,9 @@ class MetricComparison(_FrozenComparison):
         """The summary's tables: (name, frame, p-value columns)."""
         import pandas as pd
 
-        from ._paired_comparison import _format_frame, _interval
+        from ._paired_comparison import _check_digits, _format_frame, _interval
+
+        digits = _check_digits(digits)
 
         pct = f"{100 * level:g}%"
         t = self.to_frame(level)
