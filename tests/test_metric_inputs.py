@@ -139,6 +139,19 @@ def test_callable_returning_infinity_is_undefined():
     assert result.table[["odd", "odd_reference", "diff", "diff_se"]].isna().all().all()
 
 
+@pytest.mark.parametrize(
+    "returned",
+    [None, "0.5", 0.5 + 1j, [0.1, "a", 0.3], np.array([True, 0.5], dtype=object)],
+    ids=["none", "string", "complex", "mixed-list", "objects"],
+)
+def test_callable_returning_no_number_is_an_error_naming_metric(returned):
+    # None would be a NaN estimate everywhere, without a word; strings and
+    # complex numbers a TypeError or a message that names nothing.
+    y, a, b = _data()
+    with pytest.raises(ValueError, match="metric must return a float or an array of 3"):
+        compare_metric(y, {"a": a, "b": b}, metric=lambda matrix: returned)
+
+
 @pytest.mark.parametrize("name", ["diff", "class", "classifier", "diff_pvalue", "diff_pvalue_holm"])
 def test_callable_named_like_a_column_keeps_the_table_intact(name):
     # A callable called ``diff`` would head ``diff``, ``diff_ci_low``, ...

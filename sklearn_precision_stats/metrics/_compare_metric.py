@@ -378,17 +378,21 @@ def measure_spec(
             name = "metric"
         # Every cell occupied, so the probe of the output's shape divides by
         # no zero count.
-        probe = np.asarray(metric(np.ones((n_values, n_values))), dtype=float)
+        returned = np.asarray(metric(np.ones((n_values, n_values))))
+        expected = f"a float or an array of {n_values} per-class values (one per class)"
+        if returned.dtype.kind not in "biuf":
+            raise ValueError(
+                f"metric must return {expected} of a confusion matrix, got "
+                f"{returned.ravel()[:3].tolist()!r} (dtype {returned.dtype})."
+            )
+        probe = returned.astype(float)
         if probe.ndim == 0:
             if average is not None:
                 raise ValueError("average must be None for a callable that returns one number.")
             spec = MeasureSpec("callable", None, np.arange(1), n_values, func=_scalar(metric))
             return spec, np.array(["all"], dtype=object), name
         if probe.shape != (n_values,):
-            raise ValueError(
-                f"metric must return a float or an array of {n_values} per-class values "
-                f"(one per class), got shape {probe.shape}."
-            )
+            raise ValueError(f"metric must return {expected}, got shape {probe.shape}.")
     else:
         name = str(metric)
         spec = MeasureSpec(
