@@ -520,3 +520,13 @@ def test_sample_size_for_a_power_not_above_alpha_is_refused(function, alpha, pow
     # Just above alpha the size is small and its power reaches the target.
     result = function(**design, alpha=alpha, power=alpha + 0.02)
     assert result.n_records >= 1 and result.power >= alpha + 0.02 - 1e-9
+
+
+def test_likelihood_ratio_regression_of_integer_column_names_and_repeated_names():
+    frame = pd.DataFrame(np.column_stack([RF, NB]))  # columns 0 and 1
+    result = likelihood_ratio_regression(Y, frame, labels=[1])
+    assert result.classifier == 0
+    expected = likelihood_ratio_regression(Y, {"rf": RF}, labels=[1])
+    np.testing.assert_array_equal(result.dlr, expected.dlr)
+    with pytest.raises(ValueError, match="names in y_preds must be unique"):
+        likelihood_ratio_regression(Y, [("rf", RF), ("rf", NB)])

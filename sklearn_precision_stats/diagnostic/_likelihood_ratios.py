@@ -375,9 +375,11 @@ def likelihood_ratio_regression(
     with one_warning():
         items = prediction_items(y_preds)
         names = [name for name, _ in items]
+        if len(set(names)) != len(names):
+            raise ValueError(f"the names in y_preds must be unique, got {names}.")
         lookup = dict(items)
         if classifier is None:
-            classifier = str(names[0])
+            classifier = names[0]
         for arg, value in (("classifier", classifier), ("given", given)):
             if value is not None and value not in lookup:
                 raise ValueError(f"{arg}={value!r} is not one of the classifiers {names}.")
