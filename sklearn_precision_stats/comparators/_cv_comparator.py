@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import StrOptions, _check_method_params, _num_samples
 from ..utils._validation import _as_label_array, _check_aligned_indexes
-from ._paired_comparator import _BaseComparator, _kept, _scores
+from ._paired_comparator import _BaseComparator, _check_training_labels, _kept, _scores
 
 __all__ = ["CVPrecisionComparator"]
 
@@ -147,7 +147,8 @@ class CVPrecisionComparator(_BaseComparator):
     classes_ : ndarray
         Class labels seen in `y`.
     n_features_in_ : int
-        Number of features seen in fit.
+        Number of features seen in fit; absent when X has no columns (a
+        list of texts, for a pipeline that starts with a vectorizer).
     feature_names_in_ : ndarray of str
         Feature names seen in fit, when `X` is a DataFrame.
 
@@ -505,17 +506,7 @@ class CVPrecisionComparator(_BaseComparator):
 
 def _check_inputs(X, y, groups):
     """Make X, y and groups indexable and of one length; y as 1-D labels."""
-    if y is None:
-        raise ValueError(
-            "CVPrecisionComparator requires y to be passed, but the target y is "
-            "None; the comparator fits classifiers and needs the labels: fit(X, y)."
-        )
-    if np.iscomplexobj(y):
-        raise ValueError(
-            "Complex data not supported: y has complex values; class labels must "
-            "be integers, strings or other hashable values."
-        )
-    y = _as_label_array(y, "y")
+    y = _check_training_labels(y, "CVPrecisionComparator")
     n_x = _num_samples(X)
     if n_x != y.shape[0]:
         raise ValueError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import inspect
 import numbers
 import warnings
@@ -9,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from joblib import Parallel, delayed
 from sklearn import get_config
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils import Bunch, get_tags
@@ -18,13 +18,19 @@ from sklearn.utils.metadata_routing import (
     MethodMapping,
     process_routing,
 )
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from ..engine._roles import ROLES
 from ..metrics._definitions import NAMED
 from ..paired._compare import _compare
-from ..utils._sklearn_compat import Interval, StrOptions
-from ..utils._validation import _check_aligned_indexes, _named_items
+from ..utils._sklearn_compat import (
+    Interval,
+    StrOptions,
+    _num_features,
+    validate_parameter_constraints,
+)
+from ..utils._validation import _as_label_array, _check_aligned_indexes, _named_items
 
 __all__ = ["PairedPrecisionComparator"]
 
@@ -220,8 +226,13 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        shape = getattr(X, "shape", None)
-        self.n_features_in_ = shape[1] if shape is not None and len(shape) > 1 else 1
+        try:
+            self.n_features_in_ = _num_features(X)
+        except TypeError:
+            # Texts, dicts, ...: no feature count, as for a Pipeline that
+            # starts with a vectorizer.
+            if hasattr(self, "n_features_in_"):
+                del self.n_features_in_
         y_arr = np.asarray(y)
         try:
             self.classes_ = np.unique(y_arr)
@@ -279,6 +290,16 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
             )
         return router
 
+    def __repr__(self, N_CHAR_MAX: int = 700) -> str:
+        # scikit-learn's repr sorts dicts by key, which would show another
+        # estimator first, and the first is the default reference: show a
+        # dict of estimators as the equivalent list of pairs, in order.
+        if not isinstance(self.estimators, Mapping):
+            return super().__repr__(N_CHAR_MAX)
+        shown = copy.copy(self)
+        shown.estimators = list(self.estimators.items())
+        return BaseEstimator.__repr__(shown, N_CHAR_MAX)
+
     def _sk_visual_block_(self) -> Any:
         from sklearn.utils._repr_html.estimator import _VisualBlock
 
@@ -321,6 +342,20 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
             raise ValueError(f"average must be one of {list(AVERAGES)} or None, got {average!r}.")
         return metric
 
+    def _level(self, confidence_level: float | None) -> float:
+        """The confidence level of a comparison: the one given, else the comparator's.
+
+        Validated here, as the functions validate theirs: a level given to
+        ``compare`` (or set after fit) is not checked by ``fit``.
+        """
+        level = self.confidence_level if confidence_level is None else confidence_level
+        validate_parameter_constraints(
+            {"confidence_level": self._parameter_constraints["confidence_level"]},
+            {"confidence_level": level},
+            caller_name=type(self).__name__,
+        )
+        return float(level)
+
     def _compare_score_columns(
         self,
         y_true: Any,
@@ -342,7 +377,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         if metric not in SCORE_METRICS:
             raise ValueError(f"metric must be one of {list(SCORE_METRICS)}, got {metric!r}.")
         function = getattr(threshold_free, f"compare_{metric}")
-        level = self.confidence_level if confidence_level is None else confidence_level
+        level = self._level(confidence_level)
         names = self._ordered_names(list(y_scores))
         return _reissued(
             function,
@@ -387,7 +422,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
             )
         from ..metrics import compare_metric
 
-        level = self.confidence_level if confidence_level is None else confidence_level
+        level = self._level(confidence_level)
         return _reissued(
             compare_metric,
             y_true,
@@ -424,7 +459,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
         user's line: by default two in the paired module, this method, the
         public method and the user's line.
         """
-        level = self.confidence_level if confidence_level is None else confidence_level
+        level = self._level(confidence_level)
         return _compare(
             y_true,
             y_preds,
@@ -481,7 +516,9 @@ def _scores(estimator: Any, X: Any, classes: np.ndarray, name: str) -> np.ndarra
     """An estimator's scores of X, one column per class of `classes`.
 
     A class the estimator did not see in fit (a cross-validation fold
-    without it) gets probability 0. Two classes: the second class's column.
+    without it) gets probability 0, or the lowest float as its decision
+    value, as in :func:`~sklearn.model_selection.cross_val_predict`. Two
+    classes: the second class's column.
     """
     if hasattr(estimator, "predict_proba"):
         scores = np.asarray(estimator.predict_proba(X), dtype=float)
@@ -496,21 +533,46 @@ def _scores(estimator: Any, X: Any, classes: np.ndarray, name: str) -> np.ndarra
     own = np.asarray(getattr(estimator, "classes_", classes))
     if scores.ndim == 1:
         if len(own) != 2 or len(classes) != 2:
+            # As cross_val_predict, which refuses this case too.
             raise ValueError(
-                f"estimator {name!r} gives one score per record, which is for two "
-                f"classes; the comparator has {len(classes)}."
+                f"estimator {name!r} was fitted on {len(own)} of the {len(classes)} "
+                "classes of y, so its decision_function gives one score per record, "
+                "which cannot be aligned with every class. Use folds that hold every "
+                "class in training (e.g. StratifiedKFold) or an estimator with "
+                "predict_proba."
             )
         return scores
-    if own.shape[0] != classes.shape[0] or (own != classes).any():
-        if not hasattr(estimator, "predict_proba"):
+    if own.tolist() != classes.tolist():
+        position = {label: i for i, label in enumerate(classes.tolist())}
+        unknown = [label for label in own.tolist() if label not in position]
+        if unknown or scores.shape[1] != own.shape[0]:
             raise ValueError(
-                f"estimator {name!r} was fitted on the classes {own.tolist()}, not on "
-                f"all of {classes.tolist()}; its decision_function cannot be aligned."
+                f"estimator {name!r} gives {scores.shape[1]} score columns for its "
+                f"classes {own.tolist()}, which cannot be aligned with the classes "
+                f"{classes.tolist()} of y."
             )
-        full = np.zeros((scores.shape[0], classes.shape[0]))
-        full[:, np.searchsorted(classes, own)] = scores
+        # As cross_val_predict does: a class the estimator did not see gets
+        # probability 0, or the lowest decision value.
+        fill = 0.0 if hasattr(estimator, "predict_proba") else np.finfo(float).min
+        full = np.full((scores.shape[0], classes.shape[0]), fill)
+        full[:, [position[label] for label in own.tolist()]] = scores
         scores = full
     return scores[:, 1] if classes.shape[0] == 2 else scores
+
+
+def _check_training_labels(y: Any, owner: str) -> np.ndarray:
+    """The training labels as a 1-D array, or a ValueError that says what is wrong."""
+    if y is None:
+        raise ValueError(
+            f"{owner} requires y to be passed, but the target y is None; the "
+            "comparator fits classifiers and needs the training labels: fit(X, y)."
+        )
+    if np.iscomplexobj(y):
+        raise ValueError(
+            "Complex data not supported: y has complex values; class labels must "
+            "be integers, strings or other hashable values."
+        )
+    return _as_label_array(y, "y")
 
 
 def _fit_one(estimator: Any, X: Any, y: Any, fit_params: dict[str, Any]) -> Any:
@@ -567,7 +629,8 @@ class PairedPrecisionComparator(_BaseComparator):
     classes_ : ndarray
         Class labels seen in fit.
     n_features_in_ : int
-        Number of features seen in fit.
+        Number of features seen in fit; absent when X has no columns (a
+        list of texts, for a pipeline that starts with a vectorizer).
     feature_names_in_ : ndarray of str
         Feature names seen in fit, when X is a DataFrame.
 
@@ -639,16 +702,15 @@ class PairedPrecisionComparator(_BaseComparator):
         _check_aligned_indexes(X=X, y=y)
         self._validate_params()
         items = self._named_estimators()
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y "
-                "is None; the comparator fits classifiers and needs the training "
-                "labels: fit(X, y)."
-            )
+        # One clear error for missing or multi-column labels, rather than
+        # each estimator's own; every estimator then fits on the same 1-D y.
+        y = _check_training_labels(y, type(self).__name__)
         check_consistent_length(X, y)
         routed = self._routed_fit_params(items, fit_params)
         self._record_input(X, y)
         kept = _kept(items)
+        # scikit-learn's Parallel carries its configuration (metadata
+        # routing, ...) into the workers, where nested estimators need it.
         fitted = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_one)(clone(est), X, y, routed[name]) for name, est in kept
         )

@@ -1,0 +1,243 @@
+"""The comparators and the scorer on the inputs scikit-learn users give them.
+
+Every number is checked against scikit-learn (``cross_val_predict``,
+``cross_validate``, metrics) or the library's function-level API applied to
+the same predictions.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+import sklearn
+from sklearn.base import clone
+from sklearn.datasets import load_iris, make_classification
+from sklearn.exceptions import UnsetMetadataPassedError
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import KFold, cross_val_predict
+from sklearn.naive_bayes import GaussianNB
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
+from sklearn.tree import DecisionTreeClassifier
+
+from sklearn_precision_stats import (
+    CVPrecisionComparator,
+    PairedPrecisionComparator,
+    compare_precision,
+    compare_roc_auc,
+)
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn_precision_stats.UndefinedStatisticWarning")
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(400, 6, n_informative=4, n_classes=3, random_state=0)
+    return X, y
+
+
+def _estimators():
+    return {
+        "nb": GaussianNB(),
+        "tree": DecisionTreeClassifier(max_depth=3, random_state=0),
+    }
+
+
+@pytest.fixture
+def routing():
+    with sklearn.config_context(enable_metadata_routing=True):
+        yield
+
+
+def _weighted_pipeline():
+    # The pipeline takes sample_weight only through routing: it reaches the
+    # logistic regression, not the scaler.
+    return make_pipeline(
+        StandardScaler().set_fit_request(sample_weight=False),
+        LogisticRegression(max_iter=500).set_fit_request(sample_weight=True),
+    )
+
+
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_paired_routing_reaches_nested_pipeline_in_worker_processes(data, routing, n_jobs):
+    # Workers must see the routing configuration: without it, the Pipeline
+    # refuses sample_weight in a worker process.
+    X, y = data
+    w = np.random.default_rng(0).uniform(0.2, 3.0, y.shape[0])
+    comparator = PairedPrecisionComparator(
+        {"nb": GaussianNB().set_fit_request(sample_weight=True), "lr": _weighted_pipeline()},
+        n_jobs=n_jobs,
+    ).fit(X, y, sample_weight=w)
+    expected = _weighted_pipeline().fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(comparator.named_estimators_["lr"][-1].coef_, expected[-1].coef_)
+    unweighted = make_pipeline(StandardScaler(), LogisticRegression(max_iter=500)).fit(X, y)
+    assert not np.allclose(unweighted[-1].coef_, expected[-1].coef_)
+
+
+def test_paired_routing_unrequested_weights_are_refused_in_workers(data, routing):
+    X, y = data
+    comparator = PairedPrecisionComparator(_estimators(), n_jobs=2)
+    with pytest.raises(UnsetMetadataPassedError, match="sample_weight"):
+        comparator.fit(X, y, sample_weight=np.ones(y.shape[0]))
+
+
+@pytest.mark.parametrize("cls", [PairedPrecisionComparator, CVPrecisionComparator])
+def test_n_features_in_of_a_list_of_rows(data, cls):
+    X, y = data
+    comparator = cls(_estimators()).fit(X.tolist(), y.tolist())
+    assert comparator.n_features_in_ == X.shape[1]
+
+
+@pytest.mark.parametrize("cls", [PairedPrecisionComparator, CVPrecisionComparator])
+def test_no_n_features_in_for_texts(cls):
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.naive_bayes import MultinomialNB
+
+    texts = ["good film", "bad film", "good plot", "bad plot", "fine", "awful"] * 5
+    y = [1, 0, 1, 0, 1, 0] * 5
+    comparator = cls(
+        {
+            "nb": make_pipeline(CountVectorizer(), MultinomialNB()),
+            "lr": make_pipeline(CountVectorizer(), LogisticRegression()),
+        },
+        **({"cv": 3} if cls is CVPrecisionComparator else {}),
+    ).fit(texts, y)
+    # As a Pipeline starting with a vectorizer: texts have no feature count.
+    assert not hasattr(comparator, "n_features_in_")
+    assert comparator.classes_.tolist() == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "y, match",
+    [
+        (lambda y: np.where(np.arange(y.shape[0]) == 3, None, y.astype(object)), "row 3"),
+        (lambda y: pd.array(np.where(np.arange(y.shape[0]) == 5, None, y), dtype="Int64"), "row 5"),
+        (lambda y: np.column_stack([y, y]), "1-D"),
+    ],
+)
+def test_paired_fit_names_bad_labels(data, y, match):
+    X, y_ok = data
+    with pytest.raises(ValueError, match=match):
+        PairedPrecisionComparator(_estimators()).fit(X, y(y_ok))
+
+
+def test_paired_fit_takes_a_column_vector_once(data, recwarn):
+    X, y = data
+    comparator = PairedPrecisionComparator(_estimators()).fit(X, y[:, None])
+    expected = PairedPrecisionComparator(_estimators()).fit(X, y)
+    assert not [w for w in recwarn if "column-vector" in str(w.message)]
+    pd.testing.assert_frame_equal(comparator.compare(X, y).table, expected.compare(X, y).table)
+
+
+@pytest.mark.parametrize("level", [95, 0.0, 1.0, True, "0.95"])
+def test_compare_validates_its_confidence_level(data, level):
+    X, y = data
+    paired = PairedPrecisionComparator(_estimators()).fit(X, y)
+    cv = CVPrecisionComparator(_estimators(), cv=3).fit(X, y)
+    for call in (
+        lambda: paired.compare(X, y, confidence_level=level),
+        lambda: paired.compare(X, y, metric="f1", confidence_level=level),
+        lambda: cv.compare(confidence_level=level),
+        lambda: cv.compare(metric="recall", confidence_level=level),
+    ):
+        with pytest.raises(ValueError, match="confidence_level"):
+            call()
+
+
+def test_compare_level_set_after_fit_is_validated(data):
+    X, y = data
+    paired = PairedPrecisionComparator(_estimators()).fit(X, y)
+    paired.set_params(confidence_level=95)
+    with pytest.raises(ValueError, match="confidence_level"):
+        paired.compare(X, y)
+
+
+def test_compare_level_is_used(data):
+    X, y = data
+    paired = PairedPrecisionComparator(_estimators()).fit(X, y)
+    preds = paired.predict_all(X)
+    got = paired.compare(X, y, confidence_level=np.float64(0.9)).table
+    expected = compare_precision(y, preds, confidence_level=0.9).table
+    pd.testing.assert_frame_equal(got, expected)
+
+
+def test_repr_keeps_the_order_of_a_dict_of_estimators():
+    # The first estimator is the default reference: the repr must not sort.
+    comparator = PairedPrecisionComparator(
+        {"tree": DecisionTreeClassifier(), "nb": GaussianNB()}, confidence_level=0.9
+    )
+    text = repr(comparator)
+    assert text.index("'tree'") < text.index("'nb'")
+    rebuilt = eval(
+        text,
+        {  # noqa: S307
+            "PairedPrecisionComparator": PairedPrecisionComparator,
+            "DecisionTreeClassifier": DecisionTreeClassifier,
+            "GaussianNB": GaussianNB,
+        },
+    )
+    assert [name for name, _ in rebuilt._items()] == ["tree", "nb"]
+    assert rebuilt.confidence_level == 0.9
+    # The comparator's own parameter is untouched by repr.
+    assert isinstance(comparator.estimators, dict)
+    assert "CVPrecisionComparator(estimators=[('tree'" in repr(
+        CVPrecisionComparator({"tree": DecisionTreeClassifier(), "nb": GaussianNB()})
+    )
+
+
+def _four_classes_one_in_a_single_fold():
+    X, y = load_iris(return_X_y=True)
+    order = np.random.default_rng(0).permutation(y.shape[0])
+    X, y = X[order], y[order].copy()
+    # Class 3 is only in the first of 3 unshuffled folds: the first training
+    # set lacks it, and the estimators there see three classes.
+    y[:10] = 3
+    return X, y, KFold(3)
+
+
+def test_cv_scores_of_a_class_missing_from_a_training_fold_match_cross_val_predict():
+    X, y, cv = _four_classes_one_in_a_single_fold()
+    comparator = CVPrecisionComparator(
+        {"nb": GaussianNB(), "svc": LinearSVC()}, cv=cv, store_scores=True
+    ).fit(X, y)
+    decision = cross_val_predict(LinearSVC(), X, y, cv=cv, method="decision_function")
+    proba = cross_val_predict(GaussianNB(), X, y, cv=cv, method="predict_proba")
+    assert (decision == np.finfo(float).min).any()
+    np.testing.assert_array_equal(comparator.scores_["svc"], decision)
+    np.testing.assert_array_equal(comparator.scores_["nb"], proba)
+    got = comparator.compare_scores("roc_auc").table
+    expected = compare_roc_auc(y, {"nb": proba, "svc": decision}, labels=[0, 1, 2, 3]).table
+    pd.testing.assert_frame_equal(got, expected)
+
+
+def test_cv_binary_decision_function_of_a_fold_missing_a_class_is_a_clear_error():
+    X, y = load_iris(return_X_y=True)
+    comparator = CVPrecisionComparator(
+        {"nb": GaussianNB(), "svc": LinearSVC()}, cv=KFold(3), store_scores=True
+    )
+    # Unshuffled iris: each training set holds two of the three classes.
+    with pytest.raises(ValueError, match="fitted on 2 of the 3 classes"):
+        comparator.fit(X, y)
+
+
+def test_paired_scores_of_an_estimator_fitted_on_fewer_classes(data):
+    X, y = data
+    comparator = PairedPrecisionComparator(_estimators()).fit(X, y)
+    # An estimator refitted on two of the three classes, as after a
+    # set_params on the fitted clone: its probabilities are aligned by label.
+    keep = y != 1
+    comparator.named_estimators_["nb"] = GaussianNB().fit(X[keep], y[keep])
+    scores = comparator.scores_all(X)["nb"]
+    proba = comparator.named_estimators_["nb"].predict_proba(X)
+    np.testing.assert_array_equal(scores[:, [0, 2]], proba)
+    np.testing.assert_array_equal(scores[:, 1], 0.0)
+
+
+@pytest.mark.parametrize("cls", [PairedPrecisionComparator, CVPrecisionComparator])
+def test_clone_of_a_fitted_comparator_is_unfitted_and_equal(data, cls):
+    X, y = data
+    comparator = cls(_estimators(), reference="tree").fit(X, y)
+    copy = clone(comparator)
+    assert not hasattr(copy, "classes_")
+    assert copy.get_params(deep=False).keys() == comparator.get_params(deep=False).keys()
+    assert repr(copy) == repr(comparator)
