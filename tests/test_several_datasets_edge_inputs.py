@@ -368,3 +368,31 @@ def test_plots_draw_names_with_dollar_signs_as_text(tmp_path):
         ax = plot_posterior(res, names=("$x^$", "svm"))
         ax.figure.savefig(tmp_path / "posterior.png")
     plt.close("all")
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_hierarchical_is_scale_free():
+    """Scores near 1e-211 or 1e301 give the draws of the unscaled scores, rescaled.
+
+    Multiplying scores and rope by a power of two is exact, and the model's
+    priors scale with the data: with the same seed, the sampler sees the
+    same unit-scale problem. Before, the within-data-set spread underflowed
+    to 0 (ZeroDivisionError) or overflowed (the sampler failed to start).
+    """
+    pytest.importorskip("pymc")
+    rng = np.random.default_rng(0)
+    b = rng.uniform(0.7, 0.9, (4, 1)) + rng.normal(0, 0.02, (4, 10))
+    a = b + 0.01 + rng.normal(0, 0.01, (4, 10))
+    kwargs = dict(n_train=9, n_test=1, n_samples=200, n_tune=200, random_state=0)
+    ref = bayesian_hierarchical_test(a, b, rope=0.01, **kwargs)
+    for exponent in (-700, 1000):
+        res = bayesian_hierarchical_test(
+            np.ldexp(a, exponent),
+            np.ldexp(b, exponent),
+            rope=math.ldexp(0.01, exponent),
+            **kwargs,
+        )
+        assert res.probabilities == ref.probabilities
+        np.testing.assert_allclose(res.delta0, np.ldexp(ref.delta0, exponent), rtol=1e-12)
+        np.testing.assert_allclose(res.samples, ref.samples, rtol=1e-9, atol=1e-12)

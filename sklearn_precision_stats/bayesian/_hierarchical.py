@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 from sklearn.exceptions import ConvergenceWarning
 
-from ..classic._resampled_ttests import _ROUNDING
+from ..classic._resampled_ttests import _ROUNDING, _in_score_units, _rescaled
 from ..results._base import ConfidenceInterval, _check_confidence_level
 from ..utils._random_state import check_random_state_any
 from ..utils._sklearn_compat import Interval, validate_params
@@ -554,7 +554,12 @@ def bayesian_hierarchical_test(
     rope = _check_rope(rope)
     pm, pt, az = _import_backend()
     rng = check_random_state_any(random_state)
-    differences, n_constant = _jitter_constant_rows(differences, rope, rng, magnitude)
+    # In units of 2**exponent (exact): the squares of differences near 1e300
+    # would overflow and those near 1e-300 underflow.
+    (differences,), _, exponent = _rescaled(differences)
+    differences, n_constant = _jitter_constant_rows(
+        differences, _in_score_units(rope, -exponent), rng, np.ldexp(magnitude, -exponent)
+    )
     n_datasets, n = differences.shape
 
     # Sampled on a unit scale (mean within-data-set sd = 1) for NUTS's step
@@ -613,6 +618,7 @@ def bayesian_hierarchical_test(
         values = posterior[name].to_numpy()
         return values.reshape(chains * n_samples, *values.shape[2:])
 
+    within = _in_score_units(within, exponent)  # back to the units of the scores
     delta0_draws = draws("delta0") * within
     std0_draws = draws("std0") * within
     nu_draws = draws("nu_minus_one") + 1.0
