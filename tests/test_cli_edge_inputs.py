@@ -220,3 +220,13 @@ def test_utf8_csv_with_a_byte_order_mark_finds_its_first_column(tmp_path, capsys
     table = _table(["compare", path, "--truth", "truth"], capsys)
     expected = compare_precision(frame["truth"].to_numpy(), {"a": frame["a"], "b": frame["b"]})
     np.testing.assert_allclose(table["gs_pvalue"], expected.table["gs_pvalue"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("command", ["delong", "compare-scores"])
+def test_missing_score_names_the_scores_option(tmp_path, capsys, command):
+    path = tmp_path / "scores.csv"
+    path.write_text("y,sa,sb\n1,0.5,0.3\n0,,0.2\n1,0.7,0.9\n0,0.1,0.2\n")
+    scores = "sa,sb" if command == "delong" else "A:sa,B:sb"
+    code, _, err = _run([command, path, "--truth", "y", "--scores", scores], capsys)
+    line = _error(err, code)
+    assert "--scores: column 'sa' has missing values" in line

@@ -774,7 +774,9 @@ def read_scores(source, truth, names, groups=None):
         for name in names:
             column = _arrow_column(batch.column(name))
             if column.null_count:
-                raise UsageError(f"column {name!r} has missing values; drop those rows first.")
+                raise UsageError(
+                    f"--scores: column {name!r} has missing values; drop those rows first."
+                )
             if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
                 raise UsageError(f"--scores: column {name!r} is not numeric.")
             values = column.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
