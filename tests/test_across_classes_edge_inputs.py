@@ -249,3 +249,18 @@ def test_replicability_without_two_defined_experiments_is_nan_with_one_warning()
     message = str(warning.message)
     assert "(80, 0.3), (40, 0.3) and the pooled statistic is undefined" in message
     assert np.isnan(result.statistic) and result.table["replicability"].isna().all()
+
+
+def test_at_prevalence_of_a_single_cluster_gives_one_reason_once():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedStatisticWarning)
+        comparison = compare_precision(
+            [1, 0, 0], {"a": [1, 0, 0], "b": [1, 1, 0]}, groups=[7, 7, 7]
+        )
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        frame = comparison.at_prevalence(0.3, ci="bootstrap", n_resamples=20, random_state=0)
+    (warning,) = _undefined(record)
+    assert str(warning.message).startswith("The comparison has a single record (cluster)")
+    assert "every bootstrap resample" not in str(warning.message)
+    assert frame[["ci_low", "ci_high", "ratio_ci_low", "ratio_ci_high"]].isna().all().all()

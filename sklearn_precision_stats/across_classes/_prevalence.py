@@ -123,6 +123,9 @@ def at_prevalence(
         arr[:, 0] = np.nan
     messages = _diagnose(tp, fp, n_pos, n_rows, names, chosen, ci, metric)
     what = f"{metric} at prevalence"
+    if data.n_records < 2:
+        # Said once below for every interval.
+        boot_constant = ratio_constant = np.zeros_like(ratio_constant)
     if ci == "bootstrap":
         counts = "negatives" if negative else "positives"
         messages += _constant_messages(
