@@ -230,3 +230,47 @@ def test_missing_score_names_the_scores_option(tmp_path, capsys, command):
     code, _, err = _run([command, path, "--truth", "y", "--scores", scores], capsys)
     line = _error(err, code)
     assert "--scores: column 'sa' has missing values" in line
+
+
+def test_long_layout_label_column_of_numbers_then_text(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(_io, "CSV_BLOCK_BYTES", 256)
+    rng = np.random.default_rng(4)
+    n = 200
+    y = rng.integers(0, 2, n).astype(object)
+    y[-1] = "cat"
+    rows = []
+    for i in range(n):
+        for name, p in (("a", 0.8), ("b", 0.6)):
+            wrong = 0 if y[i] == "cat" else 1 - y[i]
+            rows.append((i, name, y[i], y[i] if rng.random() < p else wrong))
+    frame = pd.DataFrame(rows, columns=["rec", "clf", "truth", "pred"])
+    path = tmp_path / "long.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _run(
+        [
+            "compare",
+            path,
+            "--truth",
+            "truth",
+            "--long",
+            "--classifier-col",
+            "clf",
+            "--prediction-col",
+            "pred",
+            "--record-col",
+            "rec",
+            "--format",
+            "json",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert "holds numbers and text" in err
+    table = pd.DataFrame(json.loads(out)["table"])
+    wide = frame.pivot(index="rec", columns="clf", values="pred").astype(str)
+    truth = frame.groupby("rec")["truth"].first().astype(str)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = compare_precision(truth.to_numpy(), {"a": wide["a"], "b": wide["b"]}).table
+    assert table["class"].tolist() == ["0", "1", "cat"]
+    np.testing.assert_allclose(table["gs_pvalue"], expected["gs_pvalue"], rtol=1e-12)

@@ -102,7 +102,7 @@ def _labels_as_text_if_mixed(*roles):
                     raise
                 column = exc.column
             warnings.warn(
-                f"column {column!r} of {source.path!r} holds numbers and text: its label "
+                f"column {column!r} of {source.path!r} holds numbers and text: the "
                 f"columns {columns} were read as text, so the classes are text "
                 "('1', not 1).",
                 UserWarning,
