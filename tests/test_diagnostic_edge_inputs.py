@@ -530,3 +530,44 @@ def test_likelihood_ratio_regression_of_integer_column_names_and_repeated_names(
     np.testing.assert_array_equal(result.dlr, expected.dlr)
     with pytest.raises(ValueError, match="names in y_preds must be unique"):
         likelihood_ratio_regression(Y, [("rf", RF), ("rf", NB)])
+
+
+@pytest.mark.parametrize(("u", "v", "n"), [(0, 0, 10), (3, 0, 10), (0, 7, 20), (10, 8, 100)])
+def test_tango_interval_equals_an_independent_restricted_likelihood_score_interval(u, v, n):
+    # Tango's score statistic for a paired difference delta: the observed
+    # difference over its variance (pu + pv - delta^2)/n at the discordance
+    # probabilities that maximise the multinomial likelihood under delta
+    # (found numerically here, not by Tango's closed form).
+    from scipy import optimize
+
+    def score(delta):
+        def minus_loglik(pv):
+            return -(
+                u * np.log(pv + delta) + v * np.log(pv) + (n - u - v) * np.log(1 - 2 * pv - delta)
+            )
+
+        low, high = max(0.0, -delta) + 1e-15, (1 - delta) / 2 - 1e-15
+        pv = optimize.minimize_scalar(
+            minus_loglik, bounds=(low, high), method="bounded", options={"xatol": 1e-15}
+        ).x
+        return ((u - v) / n - delta) / math.sqrt((2 * pv + delta - delta**2) / n)
+
+    z = stats.norm.ppf(0.975)
+    est = (u - v) / n
+    expected = (
+        optimize.brentq(lambda d: score(d) - z, -1 + 1e-9, est, xtol=1e-13),
+        optimize.brentq(lambda d: score(d) + z, est, 1 - 1e-9, xtol=1e-13),
+    )
+    # Sensitivity stratum: u records only the classifier gets right, v only
+    # the reference, n - u - v both; one non-diseased record.
+    y = np.r_[np.ones(n, int), 0]
+    ref = np.r_[np.zeros(u, int), np.ones(v, int), np.ones(n - u - v, int), 0]
+    clf = np.r_[np.ones(u, int), np.zeros(v, int), np.ones(n - u - v, int), 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedStatisticWarning)
+        result = sensitivity_specificity_difference(
+            y, {"ref": ref, "clf": clf}, labels=[1], method="tango"
+        )
+    np.testing.assert_allclose(
+        [result.ci_low[0, 0, 0], result.ci_high[0, 0, 0]], expected, atol=1e-7
+    )
