@@ -396,3 +396,22 @@ def test_hierarchical_is_scale_free():
         assert res.probabilities == ref.probabilities
         np.testing.assert_allclose(res.delta0, np.ldexp(ref.delta0, exponent), rtol=1e-12)
         np.testing.assert_allclose(res.samples, ref.samples, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_hierarchical_with_one_chain_prints_nothing(capfd):
+    """ArviZ's shape notice for one chain (R-hat needs two) stays quiet; R-hat is NaN."""
+    pytest.importorskip("pymc")
+    import arviz
+
+    a = _cv_table(4, n_datasets=2)
+    capfd.readouterr()
+    level = arviz._log.level
+    res = bayesian_hierarchical_test(
+        a, a - 0.01 + _cv_table(5, n_datasets=2) * 0.01, n_train=9, n_test=1,
+        chains=1, n_samples=50, n_tune=50, random_state=0,
+    )  # fmt: skip
+    assert "Shape validation" not in capfd.readouterr().err
+    assert math.isnan(res.r_hat)
+    assert arviz._log.level == level

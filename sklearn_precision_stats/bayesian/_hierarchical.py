@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import sys
 import warnings
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -44,6 +45,11 @@ _QUIET_LOGGERS = ("pymc", "pytensor", "arviz")
 def _quiet_backend():
     """Silence PyMC's, PyTensor's and ArviZ's logs and warnings; restore them after."""
     loggers = [logging.getLogger(name) for name in _QUIET_LOGGERS]
+    # ArviZ logs through its own ``arviz._log``, a Logger made directly and
+    # so not the one logging.getLogger("arviz") returns.
+    arviz = sys.modules.get("arviz")
+    if isinstance(getattr(arviz, "_log", None), logging.Logger):
+        loggers.append(arviz._log)  # type: ignore[union-attr]
     levels = [logger.level for logger in loggers]
     for logger in loggers:
         logger.setLevel(logging.ERROR)
