@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from scipy import optimize, stats
 
 from sklearn_precision_stats.diagnostic import (
     compare_likelihood_ratios,
@@ -538,8 +538,6 @@ def test_tango_interval_equals_an_independent_restricted_likelihood_score_interv
     # difference over its variance (pu + pv - delta^2)/n at the discordance
     # probabilities that maximise the multinomial likelihood under delta
     # (found numerically here, not by Tango's closed form).
-    from scipy import optimize
-
     def score(delta):
         def minus_loglik(pv):
             return -(
