@@ -49,7 +49,7 @@ def _quiet_backend():
     # so not the one logging.getLogger("arviz") returns.
     arviz = sys.modules.get("arviz")
     if isinstance(getattr(arviz, "_log", None), logging.Logger):
-        loggers.append(arviz._log)  # type: ignore[union-attr]
+        loggers.append(arviz._log)
     levels = [logger.level for logger in loggers]
     for logger in loggers:
         logger.setLevel(logging.ERROR)
