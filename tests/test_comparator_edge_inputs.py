@@ -13,10 +13,17 @@ from sklearn.base import clone
 from sklearn.datasets import load_iris, make_classification
 from sklearn.exceptions import UnsetMetadataPassedError
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import KFold, cross_val_predict
+from sklearn.metrics import average_precision_score, f1_score, precision_score
+from sklearn.model_selection import (
+    GridSearchCV,
+    KFold,
+    StratifiedKFold,
+    cross_val_predict,
+    cross_validate,
+)
 from sklearn.naive_bayes import GaussianNB
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import MinMaxScaler, StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
@@ -25,6 +32,7 @@ from sklearn_precision_stats import (
     PairedPrecisionComparator,
     compare_precision,
     compare_roc_auc,
+    make_comparison_scorer,
 )
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn_precision_stats.UndefinedStatisticWarning")
@@ -241,3 +249,89 @@ def test_clone_of_a_fitted_comparator_is_unfitted_and_equal(data, cls):
     assert not hasattr(copy, "classes_")
     assert copy.get_params(deep=False).keys() == comparator.get_params(deep=False).keys()
     assert repr(copy) == repr(comparator)
+
+
+def _binary_frame():
+    X, y = make_classification(300, 5, n_informative=3, random_state=1)
+    X = pd.DataFrame(X, columns=[f"f{i}" for i in range(5)], index=np.arange(300) * 3 + 7)
+    y = pd.Series(np.where(y == 1, "spam", "ham"), index=X.index)
+    return X, y
+
+
+def _binary_comparator():
+    return PairedPrecisionComparator(
+        {
+            "tree": DecisionTreeClassifier(max_depth=2, random_state=0),
+            "svc": make_pipeline(StandardScaler(), LinearSVC()),
+        }
+    )
+
+
+def test_scorer_through_a_pipeline_that_ends_in_the_comparator():
+    X, y = _binary_frame()
+    cv = StratifiedKFold(3)
+    scoring = {
+        "prec": make_comparison_scorer(output="diff", label="spam"),
+        "f1": make_comparison_scorer(metric="f1", average="macro", output="diff"),
+        "ap": make_comparison_scorer(metric="average_precision", output="diff"),
+    }
+    pipe = make_pipeline(MinMaxScaler(), _binary_comparator())
+    got = cross_validate(
+        pipe, X, y, cv=cv, scoring=scoring, return_estimator=True, return_indices=True
+    )
+    for k, test in enumerate(got["indices"]["test"]):
+        fitted = got["estimator"][k]
+        X_test = fitted[:-1].transform(X.iloc[test])
+        tree = fitted[-1].named_estimators_["tree"]
+        svc = fitted[-1].named_estimators_["svc"]
+        y_test = y.iloc[test]
+        expected = {
+            "prec": precision_score(y_test, svc.predict(X_test), pos_label="spam")
+            - precision_score(y_test, tree.predict(X_test), pos_label="spam"),
+            "f1": f1_score(y_test, svc.predict(X_test), average="macro")
+            - f1_score(y_test, tree.predict(X_test), average="macro"),
+            "ap": average_precision_score(y_test, svc.decision_function(X_test), pos_label="spam")
+            - average_precision_score(y_test, tree.predict_proba(X_test)[:, 1], pos_label="spam"),
+        }
+        for name, value in expected.items():
+            assert got[f"test_{name}"][k] == pytest.approx(value, rel=1e-12, abs=1e-15)
+
+
+def test_grid_search_over_a_pipeline_that_ends_in_the_comparator():
+    X, y = _binary_frame()
+    cv = StratifiedKFold(3)
+    scorer = make_comparison_scorer(output="diff", label="spam")
+    # The scaler changes no split of a tree and the svc scales for itself:
+    # the pipeline scores as the bare comparator does.
+    pipe = GridSearchCV(
+        make_pipeline(MinMaxScaler(), _binary_comparator()),
+        {"pairedprecisioncomparator__tree__max_depth": [1, 3]},
+        cv=cv,
+        scoring=scorer,
+    ).fit(X, y)
+    bare = GridSearchCV(
+        _binary_comparator(), {"tree__max_depth": [1, 3]}, cv=cv, scoring=scorer
+    ).fit(X, y)
+    np.testing.assert_allclose(
+        pipe.cv_results_["mean_test_score"], bare.cv_results_["mean_test_score"], rtol=1e-12
+    )
+
+
+def test_scorer_names_what_it_cannot_score():
+    X, y = _binary_frame()
+    scorer = make_comparison_scorer(label="spam")
+    cv_comparator = CVPrecisionComparator(_binary_comparator().estimators, cv=3).fit(X, y)
+    with pytest.raises(ValueError, match="CVPrecisionComparator cross-validates"):
+        scorer(cv_comparator, X, y)
+    with pytest.raises(ValueError, match="got GaussianNB"):
+        scorer(GaussianNB().fit(X, y), X, y)
+
+
+def test_a_used_up_generator_cv_is_named():
+    X, y = _binary_frame()
+    comparator = CVPrecisionComparator(_binary_comparator().estimators, cv=KFold(3).split(X)).fit(
+        X, y
+    )
+    assert comparator.n_splits_ == 3
+    with pytest.raises(ValueError, match="iterator.*list"):
+        comparator.fit(X, y)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numbers
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from traceback import format_exc
 from typing import Any
 
@@ -539,7 +539,8 @@ def _check_splits(cv, X, y, groups):
         hint = ""
         if groups is None and "groups" in str(exc):
             hint = " This splitter needs groups: call fit(X, y, groups=...)."
-        raise ValueError(f"cv={cv!r} could not split the data: {exc}.{hint} {fix}") from exc
+        reason = str(exc).rstrip(".")
+        raise ValueError(f"cv={cv!r} could not split the data: {reason}.{hint} {fix}") from exc
     n_samples = _num_samples(X)
     checked = []
     for i, (train, test) in enumerate(splits):
@@ -550,7 +551,14 @@ def _check_splits(cv, X, y, groups):
             raise ValueError(f"split {i} of cv has an empty {empty} set. {fix}")
         checked.append((train, test))
     if not checked:
-        raise ValueError(f"cv={cv!r} produced no split. {fix}")
+        used_up = ""
+        if isinstance(cv, Iterator):
+            # A generator (e.g. KFold().split(X)) yields its splits once.
+            used_up = (
+                " cv is an iterator, which an earlier fit may have used up; pass "
+                "list(...) of its splits to fit more than once."
+            )
+        raise ValueError(f"cv={cv!r} produced no split.{used_up} {fix}")
     return checked
 
 

@@ -7,10 +7,12 @@ from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
+from sklearn.pipeline import Pipeline
 
 from ..exceptions import UndefinedStatisticWarning
 from ..metrics._definitions import WHOLE_MATRIX
 from ..utils._validation import _check_aligned_indexes
+from ._cv_comparator import CVPrecisionComparator
 from ._paired_comparator import AVERAGES, MEASURES, SCORE_METRICS, _is_gee
 
 __all__ = ["make_comparison_scorer"]
@@ -48,6 +50,7 @@ class _ComparisonScorer:
         self.metric_params = dict(metric_params or {})
 
     def __call__(self, comparator: Any, X: Any, y: Any, **kwargs: Any) -> float:
+        comparator, X = _comparator_and_input(comparator, X)
         if self.metric in SCORE_METRICS:
             return self._score_measure(comparator, X, y, scores=True)
         if not _is_gee(self.metric, self.average, self.metric_params):
@@ -133,6 +136,30 @@ class _ComparisonScorer:
         )
 
 
+def _comparator_and_input(estimator: Any, X: Any) -> tuple[Any, Any]:
+    """The comparator to score and its input, through a Pipeline that ends in one.
+
+    A Pipeline's own methods do not include ``compare``, so its steps before
+    the comparator transform X here, as ``Pipeline.predict`` would.
+    """
+    if isinstance(estimator, Pipeline):
+        X = estimator[:-1].transform(X)
+        estimator = estimator[-1]
+    if not hasattr(estimator, "predict_all"):
+        hint = (
+            " A CVPrecisionComparator cross-validates the estimators itself: read "
+            "its result_ or call its compare()."
+            if isinstance(estimator, CVPrecisionComparator)
+            else ""
+        )
+        raise ValueError(
+            "make_comparison_scorer scores a fitted PairedPrecisionComparator (or a "
+            "Pipeline that ends in one) on held-out records, got "
+            f"{type(estimator).__name__}.{hint}"
+        )
+    return estimator, X
+
+
 def _select_row(
     table: Any,
     metric: str,
@@ -199,7 +226,9 @@ def make_comparison_scorer(
     one class (or average) and classifier, so it
     can be passed to :func:`sklearn.model_selection.cross_validate` or
     :class:`~sklearn.model_selection.GridSearchCV` (alone or in a
-    ``scoring`` dict) with a :class:`PairedPrecisionComparator`.
+    ``scoring`` dict) with a :class:`PairedPrecisionComparator`, or a
+    :class:`~sklearn.pipeline.Pipeline` that ends in one (its earlier steps
+    transform the test fold first).
 
     scikit-learn maximises scores, so every output is oriented so that
     larger means more in favour of the compared classifier or more evidence
