@@ -4,6 +4,7 @@ Each input gets a right answer, a ValueError naming the argument, or NaN
 with exactly one UndefinedStatisticWarning and no other warning.
 """
 
+import sys
 import warnings
 
 import numpy as np
@@ -11,7 +12,7 @@ import pandas as pd
 import pytest
 from sklearn import metrics as skm
 
-from sklearn_precision_stats import UndefinedStatisticWarning, compare_metric
+from sklearn_precision_stats import UndefinedStatisticWarning, compare_metric, compare_precision
 from sklearn_precision_stats.simulation import make_paired_predictions
 
 
@@ -223,3 +224,41 @@ def test_groups_indexed_unlike_the_predictions_is_an_error():
     groups = pd.Series(np.arange(len(y)) // 2, index=index[::-1])
     with pytest.raises(ValueError, match=r"groups and y_preds\['a'\] are pandas objects"):
         compare_metric(y, preds, metric="f1", groups=groups)
+
+
+def test_multilabel_undefined_labels_in_one_warning_without_touching_the_filters(monkeypatch):
+    # Two labels that "b" never predicts: one warning names both, and the
+    # library never swaps the process-wide warning filters to gather them.
+    rng = np.random.default_rng(0)
+    y = (rng.random((200, 4)) < 0.4).astype(int)
+    a = np.where(rng.random((200, 4)) < 0.85, y, 1 - y)
+    b = np.where(rng.random((200, 4)) < 0.75, y, 1 - y)
+    b[:, [1, 3]] = 0
+
+    def forbidden(function):
+        def guarded(*args, **kwargs):
+            caller = sys._getframe(1).f_globals.get("__name__", "")
+            assert not caller.startswith("sklearn_precision_stats"), function.__name__
+            return function(*args, **kwargs)
+
+        return guarded
+
+    with pytest.warns(UndefinedStatisticWarning) as record, monkeypatch.context() as patch:
+        for name in ("catch_warnings", "simplefilter", "filterwarnings"):
+            patch.setattr(warnings, name, forbidden(getattr(warnings, name)))
+        result = compare_precision(y, {"a": a, "b": b})
+    assert len(record) == 1, [str(w.message) for w in record]
+    message = str(record[0].message)
+    assert "label 1:" in message and "label 3:" in message and "label 0:" not in message
+    assert record[0].filename == __file__
+    assert result.table["precision"].isna().tolist() == [False, True, False, True]
+    # Each row is that label's own binary comparison.
+    for j in range(4):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedStatisticWarning)
+            alone = compare_precision(y[:, j], {"a": a[:, j], "b": b[:, j]}, labels=[1])
+        np.testing.assert_allclose(
+            result.table.loc[j, ["precision", "precision_reference"]].to_numpy(float),
+            alone.table.loc[0, ["precision", "precision_reference"]].to_numpy(float),
+            rtol=1e-12,
+        )

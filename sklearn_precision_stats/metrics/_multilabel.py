@@ -147,29 +147,33 @@ def compare_multilabel(
     results, messages = [], []
     for j in chosen.tolist():
         column = {name: pred[:, j] for name, pred in zip(names, preds, strict=True)}
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            if not pooled and not (y[:, j].any() or any(p[:, j].any() for p in preds)):
-                raise ValueError(
-                    f"label {j} has no positive row and no positive prediction; its "
-                    f"{metric} is not defined. Leave it out with labels=..."
-                )
-            result = compare(
-                y[:, j],
-                column,
-                names[0],
-                groups,
-                None if pooled else [1],
-                confidence_level,
-                engine,
-                metric,
-                stacklevel,
-                cov_type,
+        if not pooled and not (y[:, j].any() or any(p[:, j].any() for p in preds)):
+            raise ValueError(
+                f"label {j} has no positive row and no positive prediction; its "
+                f"{metric} is not defined. Leave it out with labels=..."
             )
-        messages += [(f"label {j}: {w.message}", w.category) for w in caught]
+        # The label's reasons come back in a list, to be said in one warning
+        # for all labels (never under warnings.catch_warnings, which is
+        # process-wide state).
+        found: list[str] = []
+        result = compare(
+            y[:, j],
+            column,
+            names[0],
+            groups,
+            None if pooled else [1],
+            confidence_level,
+            engine,
+            metric,
+            stacklevel,
+            cov_type,
+            diagnostics=found,
+        )
+        if found:
+            messages.append(f"label {j}: {' '.join(found)}")
         results.append(result)
-    for message, category in dict.fromkeys(messages):
-        warnings.warn(message, category, stacklevel=stacklevel)
+    if messages:
+        warnings.warn(" ".join(messages), UndefinedStatisticWarning, stacklevel=stacklevel)
     first = results[0]
     statistics = {
         key: np.concatenate([np.asarray(r._statistics[key]) for r in results], axis=0)
@@ -201,20 +205,20 @@ def compare_multilabel(
             name: (offsets + pred).reshape(-1) for name, pred in zip(names, preds, strict=True)
         }
         reported, role = 2 * chosen + bit, first._role
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedStatisticWarning)
-        data = compare(
-            truth,
-            stacked,
-            names[0],
-            records,
-            reported.tolist(),
-            confidence_level,
-            "closed-form",
-            role_metric,
-            stacklevel,
-            cov_type,
-        )._data
+    # Only the stacked data is kept: its reasons, the labels', are said above.
+    data = compare(
+        truth,
+        stacked,
+        names[0],
+        records,
+        reported.tolist(),
+        confidence_level,
+        "closed-form",
+        role_metric,
+        stacklevel,
+        cov_type,
+        diagnostics=[],
+    )._data
     return PairedComparison(
         statistics,
         omnibus,
