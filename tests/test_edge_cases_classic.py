@@ -41,7 +41,7 @@ def undefined_warnings(record):
     return [w for w in record if issubclass(w.category, UndefinedStatisticWarning)]
 
 
-# ------------------------------------------------------------------ item: ties
+# ------------------------------------------------------------------------- ties
 
 
 def calibrated_ties(n=1000, seed=0):
@@ -115,7 +115,7 @@ def test_certain_groups_add_zero_or_make_the_statistic_infinite():
     assert res.statistic == np.inf and res.pvalue == 0.0
 
 
-# --------------------------------------------------------- item: scale of zero
+# ---------------------------------------------------------------- scale of zero
 
 
 def test_t_tests_check_variation_relative_to_the_scores_scale():
@@ -161,7 +161,7 @@ def test_5x2cv_tests_check_variation_relative_to_the_scores_scale():
     assert small_f.statistic == pytest.approx(plain_f.statistic, rel=1e-9)
 
 
-# -------------------------------------------------------- item: undefined CIs
+# ---------------------------------------------------------------- undefined CIs
 
 
 def test_undefined_intervals_are_nan():
@@ -178,7 +178,7 @@ def test_undefined_intervals_are_nan():
     assert all(np.isnan(res.confidence_interval()))
 
 
-# ------------------------------------------------------------ item: clusters
+# --------------------------------------------------------------------- clusters
 
 
 def test_clustered_mcnemar_with_one_cluster_is_nan_not_a_crash():
@@ -227,7 +227,7 @@ def test_clustered_mcnemar_warns_with_few_clusters():
             assert f"only {n_records} records" in messages[0]
 
 
-# ------------------------------------------------------ item: pandas indexes
+# --------------------------------------------------------------- pandas indexes
 
 
 def shuffled_series(values, seed=0):
@@ -289,7 +289,7 @@ def test_refit_t_tests_reject_misaligned_x_and_y_before_fitting():
         paired_ttest_kfold_cv(LogisticRegression(), GaussianNB(), X, y, cv=3)
 
 
-# ----------------------------------------------------- item: scores vs labels
+# ------------------------------------------------------------- scores vs labels
 
 
 @pytest.mark.parametrize(
@@ -358,7 +358,7 @@ def test_uniform_bins_scale_with_the_records_not_the_bins():
     assert points.shape[0] == 300 and res.n_groups == 300
 
 
-# ----------------------------------------------------------- item: random_state
+# ----------------------------------------------------------------- random_state
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, "0", True, [0], 2**40])
@@ -413,7 +413,7 @@ def test_check_random_state_any_rules():
             check_random_state_any(bad, name="seed")
 
 
-# ------------------------------------------------------------ item: messages
+# --------------------------------------------------------------------- messages
 
 
 @pytest.mark.parametrize(
