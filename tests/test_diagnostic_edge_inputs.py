@@ -569,3 +569,40 @@ def test_tango_interval_equals_an_independent_restricted_likelihood_score_interv
     np.testing.assert_allclose(
         [result.ci_low[0, 0, 0], result.ci_high[0, 0, 0]], expected, atol=1e-7
     )
+
+
+def _simulated_rejections(sensitivity, specificity, n_sim=800, n=300, seed=0):
+    """Rejection rates at 5% (coverage of 0 for Tango's interval) of the
+    comparisons on tables drawn from a paired design."""
+    probs = paired_cell_probabilities(0.3, sensitivity, specificity, (0.3, 0.3)).ravel()
+    cell = np.array(np.unravel_index(np.arange(8), (2, 2, 2))).T  # (d, ref, other)
+    rng = np.random.default_rng(seed)
+    hits = np.zeros(6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedStatisticWarning)
+        for _ in range(n_sim):
+            rows = np.repeat(cell, rng.multinomial(n, probs), axis=0)
+            y, preds = rows[:, 0], {"ref": rows[:, 1], "other": rows[:, 2]}
+            tango = sensitivity_specificity_difference(y, preds, labels=[1], method="tango")
+            hits += [
+                exact_binomial_test(y, preds, labels=[1]).pvalue[0, 0, 0] < 0.05,
+                generalized_mcnemar(y, preds, labels=[1]).pvalue[0, 0] < 0.05,
+                relative_sensitivity_specificity(y, preds, labels=[1]).pvalue[0, 0, 0] < 0.05,
+                relative_predictive_values(y, preds, labels=[1]).pvalue[0, 0, 0] < 0.05,
+                compare_likelihood_ratios(y, preds, labels=[1]).joint_pvalue[0, 0] < 0.05,
+                not tango.ci_low[0, 0, 0] <= 0 <= tango.ci_high[0, 0, 0],
+            ]
+    return hits / n_sim
+
+
+@pytest.mark.slow
+def test_comparisons_hold_their_size_and_gain_power():
+    # Exchangeable classifiers (equal sensitivity, specificity, hence equal
+    # predictive values and likelihood ratios): every test rejects about 5%
+    # (the exact test at most that); with a sensitivity of 0.9 against 0.8
+    # and a specificity of 0.93 against 0.85 every one rejects more often.
+    null = _simulated_rejections((0.8, 0.8), (0.85, 0.85))
+    assert null[0] <= 0.05 + 0.02, null
+    assert np.all((null[1:] > 0.02) & (null[1:] < 0.08)), null
+    alternative = _simulated_rejections((0.8, 0.9), (0.85, 0.93), n_sim=300, seed=1)
+    assert np.all(alternative > 0.3), alternative
