@@ -274,3 +274,29 @@ def test_long_layout_label_column_of_numbers_then_text(tmp_path, capsys, monkeyp
         expected = compare_precision(truth.to_numpy(), {"a": wide["a"], "b": wide["b"]}).table
     assert table["class"].tolist() == ["0", "1", "cat"]
     np.testing.assert_allclose(table["gs_pvalue"], expected["gs_pvalue"], rtol=1e-12)
+
+
+def test_precision_interval_stays_within_0_and_1(tmp_path, capsys):
+    # Precision 0 and 1 on 27 and 16 predictions: Wilson's bounds are 0 and
+    # 1 exactly (statsmodels), not -1e-17 or 1 + 2e-16 from rounding.
+    from statsmodels.stats.proportion import proportion_confint
+
+    y = np.r_[np.zeros(27, int), np.ones(16, int)]
+    a = y.copy()
+    b = 1 - y
+    path = tmp_path / "edges.csv"
+    pd.DataFrame({"truth": y, "a": a, "b": b}).to_csv(path, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = _table(["compare", path, "--truth", "truth", "--reference", "a"], capsys)
+    for column in ("precision", "precision_reference"):
+        for row in table.itertuples():
+            n = getattr(row, "n" if column == "precision" else "n_reference")
+            value = getattr(row, column)
+            low, high = proportion_confint(round(value * n), n, method="wilson")
+            # abs=0: a bound of exactly 0 or 1 must be exact.
+            assert getattr(row, f"{column}_ci_low") == pytest.approx(low, rel=1e-12, abs=0)
+            assert getattr(row, f"{column}_ci_high") == pytest.approx(high, rel=1e-12, abs=0)
+    assert (table["precision_ci_low"] >= 0).all() and (
+        table["precision_reference_ci_high"] <= 1
+    ).all()

@@ -239,7 +239,9 @@ def wilson_interval(successes, n, z):
         p = successes / n
         center = (p + z**2 / (2 * n)) / (1 + z**2 / n)
         half = z / (1 + z**2 / n) * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2))
-    return center - half, center + half
+    # At p = 0 or 1 a bound is 0 or 1 up to rounding (-1e-17, 1 + 2e-16):
+    # clipped, as statsmodels' proportion_confint does.
+    return np.clip(center - half, 0.0, 1.0), np.clip(center + half, 0.0, 1.0)
 
 
 def add_intervals(stats, confidence_level, clustered):
