@@ -338,36 +338,19 @@ def test_hierarchical_differences_constant_up_to_rounding_are_spread():
 
 @pytest.mark.slow
 def test_hierarchical_runs_on_differences_constant_up_to_rounding():
+    """Also with data sets named by a MultiIndex: per_dataset() keeps the tuples."""
     pytest.importorskip("pymc")
-    a = np.random.default_rng(3).random((3, 10))
+    index = pd.MultiIndex.from_tuples([("uci", "iris"), ("uci", "wine"), ("openml", "adult")])
+    a = pd.DataFrame(np.random.default_rng(3).random((3, 10)), index=index)
     res = bayesian_hierarchical_test(
         a, a - 0.02, n_train=9, n_test=1, rope=0.01, n_samples=500, n_tune=500, random_state=0
     )
     assert res.n_constant == 3
+    assert res.datasets == tuple(index)
+    table = res.per_dataset()
+    assert list(table.index) == list(index)
     # Every data set gains 0.02, twice the rope: a practically better.
-    assert res.per_dataset()["mean"].to_numpy() == pytest.approx(0.02, abs=0.01)
-
-
-def test_plots_draw_names_with_dollar_signs_as_text(tmp_path):
-    """A name such as "$x^$" would be parsed as mathtext and fail to draw."""
-    matplotlib = pytest.importorskip("matplotlib")
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from sklearn_precision_stats.plotting import plot_critical_difference, plot_posterior
-
-    frame = pd.DataFrame(_table(9, k=3), columns=["$x^$", "svm", "nb"])
-    ax = plot_critical_difference(posthoc_test(frame))
-    ax.figure.savefig(tmp_path / "cd.png")
-    assert any(text.get_text().endswith(r"\$x^\$") for text in ax.texts)
-    a, b = _cv_pair(6)
-    for res in (
-        bayesian_correlated_ttest(a, b, n_train=9, n_test=1),
-        bayesian_signed_rank_test(a, b, n_samples=200, random_state=0),
-    ):
-        ax = plot_posterior(res, names=("$x^$", "svm"))
-        ax.figure.savefig(tmp_path / "posterior.png")
-    plt.close("all")
+    assert table["mean"].to_numpy() == pytest.approx(0.02, abs=0.01)
 
 
 @pytest.mark.slow

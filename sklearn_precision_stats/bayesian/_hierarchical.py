@@ -337,7 +337,8 @@ class BayesianHierarchicalResult(BayesianResult):
                 "p_rope": 1.0 - left - right,
                 "p_right": right,
             },
-            index=pd.Index(self.datasets, name="dataset"),
+            # tupleize_cols=False: tuple names (a MultiIndex of data sets) stay whole.
+            index=pd.Index(list(self.datasets), name="dataset", tupleize_cols=False),
         )
 
     def summary(self) -> str:
