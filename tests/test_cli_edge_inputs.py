@@ -300,3 +300,14 @@ def test_precision_interval_stays_within_0_and_1(tmp_path, capsys):
     assert (table["precision_ci_low"] >= 0).all() and (
         table["precision_reference_ci_high"] <= 1
     ).all()
+
+
+def test_delong_with_the_compare_scores_syntax_says_which_syntax(tmp_path, capsys):
+    rng = np.random.default_rng(5)
+    path = tmp_path / "scores.csv"
+    pd.DataFrame({"y": rng.integers(0, 2, 50), "sa": rng.random(50), "sb": rng.random(50)}).to_csv(
+        path, index=False
+    )
+    code, _, err = _run(["delong", path, "--truth", "y", "--scores", "A:sa,B:sb"], capsys)
+    line = _error(err, code)
+    assert "--scores COL_A,COL_B" in line and "compare-scores" in line

@@ -477,6 +477,13 @@ def run_delong(args):
     source = _source(args)
     a, b = _two_columns(args.scores, "--scores")
     source.require([args.truth], "--truth")
+    for name in (a, b):
+        if ":" in name and name not in source.columns:
+            raise UsageError(
+                f"--scores: column {name!r} is not in {source.path!r}; delong takes two "
+                "column names, --scores COL_A,COL_B (NAME:COLUMN is the syntax of "
+                "compare-scores)."
+            )
     source.require([a, b], "--scores")
     codes, labels, scores = read_scores(source, args.truth, [a, b])
     y_true, pos_label = _binary_truth(codes, labels.values, args.pos_label)
