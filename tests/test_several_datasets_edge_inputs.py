@@ -398,3 +398,12 @@ def test_hierarchical_with_one_chain_prints_nothing(capfd):
     assert "Shape validation" not in capfd.readouterr().err
     assert math.isnan(res.r_hat)
     assert arviz._log.level == level
+
+
+def test_hierarchical_frames_with_different_splits_are_not_paired():
+    """The columns are the splits: fold order differing between the frames is an error."""
+    folds = [f"fold{i}" for i in range(10)]
+    a = pd.DataFrame(_cv_table(6), columns=folds)
+    b = pd.DataFrame(_cv_table(7), columns=folds[::-1])
+    with pytest.raises(ValueError, match="different columns; the columns are the splits"):
+        bayesian_hierarchical_test(a, b, n_train=9, n_test=1)

@@ -135,6 +135,17 @@ def _check_inputs(scores_a, scores_b, n_train, n_test):
             "scores_a and scores_b are DataFrames with different indexes; align their "
             "rows (data sets) first, e.g. scores_b.loc[scores_a.index]."
         )
+    if (
+        isinstance(scores_a, pd.DataFrame)
+        and isinstance(scores_b, pd.DataFrame)
+        and not scores_a.columns.equals(scores_b.columns)
+    ):
+        # The columns are the splits: pairing them by position would pair
+        # different splits.
+        raise ValueError(
+            "scores_a and scores_b are DataFrames with different columns; the columns "
+            "are the splits and must match, e.g. scores_b[scores_a.columns]."
+        )
     n_datasets, n_scores = a.shape
     if n_datasets < 1 or n_scores < 2:
         raise ValueError(
@@ -413,7 +424,8 @@ def bayesian_hierarchical_test(
         both (e.g. the ``test_score`` of
         :func:`~sklearn.model_selection.cross_validate` with the same
         ``cv``). Every data set has the same number of scores. A DataFrame
-        keeps its index as the data sets' names. Differences are
+        keeps its index as the data sets' names; two DataFrames must have
+        the same index and the same columns (splits). Differences are
         ``scores_a - scores_b``; to pass differences ``d``, use
         ``bayesian_hierarchical_test(d, np.zeros_like(d), ...)``.
     n_train, n_test : float or array-like of shape (n_datasets,)
