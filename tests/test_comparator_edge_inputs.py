@@ -34,6 +34,7 @@ from sklearn_precision_stats import (
     compare_roc_auc,
     make_comparison_scorer,
 )
+from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn_precision_stats.UndefinedStatisticWarning")
 
@@ -335,3 +336,86 @@ def test_a_used_up_generator_cv_is_named():
     assert comparator.n_splits_ == 3
     with pytest.raises(ValueError, match="iterator.*list"):
         comparator.fit(X, y)
+
+
+def _fitted_and_records_without_class_2(data):
+    X, y = data
+    comparator = PairedPrecisionComparator(_estimators()).fit(X, y)
+    preds = comparator.predict_all(X)
+    # Records of classes 0 and 1 that neither classifier predicts as 2.
+    rows = (y != 2) & (preds["nb"] != 2) & (preds["tree"] != 2)
+    return comparator, X[rows], y[rows]
+
+
+@pytest.mark.parametrize(
+    "kwargs, neutral",
+    [
+        ({"label": 2}, -1.0),
+        ({"label": np.int64(2), "output": "ratio"}, 1.0),
+        ({"label": 2, "test": "ratio", "output": "statistic"}, 0.0),
+        ({"metric": "f1", "label": 2, "output": "diff"}, 0.0),
+        ({"metric": "recall", "label": 2, "output": "pvalue", "undefined": np.nan}, np.nan),
+    ],
+)
+def test_a_class_seen_in_fit_but_absent_from_the_split_scores_undefined(data, kwargs, neutral):
+    comparator, X_test, y_test = _fitted_and_records_without_class_2(data)
+    scorer = make_comparison_scorer(**kwargs)
+    with pytest.warns(UndefinedStatisticWarning) as record:
+        score = scorer(comparator, X_test, y_test)
+    np.testing.assert_equal(score, neutral)
+    messages = [str(w.message) for w in record if w.category is UndefinedStatisticWarning]
+    assert len(messages) == 1
+    assert messages[0].startswith("Class 2 does not occur in this split")
+    assert record[0].filename == __file__
+
+
+def test_a_label_never_seen_is_an_error_not_an_undefined_split(data):
+    comparator, X_test, y_test = _fitted_and_records_without_class_2(data)
+    with pytest.raises(ValueError, match="label=5 is not a class"):
+        make_comparison_scorer(label=5)(comparator, X_test, y_test)
+
+
+def test_cross_validate_folds_without_a_class_score_the_neutral_value():
+    X, y = make_classification(300, 5, n_informative=3, n_classes=3, class_sep=3.0, random_state=0)
+    # Class 2 only in the first 40 records: KFold's later test folds lack it,
+    # and in some of them no classifier predicts it either.
+    keep = np.concatenate([np.flatnonzero(y == 2)[:40], np.flatnonzero(y != 2)])
+    X, y = X[keep], y[keep]
+    n_absent = 0
+    comparator = PairedPrecisionComparator(_estimators())
+    scorer = make_comparison_scorer(metric="f1", label=2, output="diff")
+    got = cross_validate(comparator, X, y, cv=KFold(5), scoring=scorer)["test_score"]
+    assert not np.isnan(got).any()
+    for k, (train, test) in enumerate(KFold(5).split(X)):
+        fitted = clone(comparator).fit(X[train], y[train])
+        preds = fitted.predict_all(X[test])
+        expected = f1_score(y[test], preds["tree"], labels=[2], average="macro") - f1_score(
+            y[test], preds["nb"], labels=[2], average="macro"
+        )
+        if (y[test] != 2).all() and (preds["tree"] != 2).all() and (preds["nb"] != 2).all():
+            expected = 0.0  # undefined F1 of both: the neutral value
+            n_absent += 1
+        assert got[k] == pytest.approx(expected, abs=1e-12)
+    assert n_absent >= 2
+
+
+@pytest.mark.parametrize(
+    "kwargs, where",
+    [
+        ({"metric": "roc_auc", "label": 2}, "of roc_auc of class 2 is NaN"),
+        ({"metric": "f1", "average": "macro", "output": "statistic"}, "of the macro average"),
+    ],
+)
+def test_undefined_split_warning_names_the_class_as_a_plain_value(data, kwargs, where):
+    comparator, X_test, y_test = _fitted_and_records_without_class_2(data)
+    if "average" in kwargs:
+        # Two identical classifiers: zero standard error, no z statistic.
+        comparator.named_estimators_["tree"] = comparator.named_estimators_["nb"]
+    scorer = make_comparison_scorer(**kwargs)
+    with pytest.warns(UndefinedStatisticWarning) as record:
+        score = scorer(comparator, X_test, y_test)
+    assert score in (0.0, -1.0)
+    messages = [str(w.message) for w in record if w.category is UndefinedStatisticWarning]
+    assert len(messages) == 1
+    assert where in messages[0]
+    assert "np.int64" not in messages[0]

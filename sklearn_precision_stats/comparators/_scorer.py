@@ -64,14 +64,17 @@ class _ComparisonScorer:
         result = comparator._compare_predictions(
             y, y_preds, None, metric=self.metric, diagnostics=[]
         )
-        value = self._score(_select_row(result.table, self.metric, self.label, self.classifier))
+        row = self._row(comparator, result.table)
+        if row is None:
+            return self._absent_label(stacklevel=3)
+        value = self._score(row)
         if np.isnan(value):
             reasons: list[str] = []
             labels = None if self.metric == "accuracy" else [self.label]
             comparator._compare_predictions(
                 y, y_preds, None, metric=self.metric, labels=labels, diagnostics=reasons
             )
-            where = "the pooled classes" if labels is None else f"class {self.label!r}"
+            where = "the pooled classes" if labels is None else f"class {_plain(self.label)!r}"
             scored = (
                 self.output if self.output in ("ratio", "diff") else f"{self.test} {self.output}"
             )
@@ -90,7 +93,9 @@ class _ComparisonScorer:
         compare = comparator.compare_scores if scores else comparator.compare
         with warnings.catch_warnings(record=True) as caught:
             result = compare(X, y, metric=self.metric, average=self.average, **self.metric_params)
-        row = _select_row(result.table, self.metric, self.label, self.classifier, pooled=True)
+        row = self._row(comparator, result.table, pooled=True)
+        if row is None:
+            return self._absent_label(stacklevel=4)
         if self.output == "diff":
             value = float(row["diff"])
         elif self.output == "pvalue":
@@ -99,16 +104,46 @@ class _ComparisonScorer:
             with np.errstate(divide="ignore", invalid="ignore"):
                 value = float(row["diff"] / row["diff_se"])
         if np.isnan(value):
-            where = f"class {row['class']!r}"
+            label = row["class"]
+            if self.average is not None:
+                where = f"the {self.average} average"
+            elif self.metric in WHOLE_MATRIX:
+                where = "the pooled classes"
+            else:
+                # A plain value in the message, not np.int64(2).
+                where = f"class {_plain(label)!r}"
             reasons = " ".join(str(item.message) for item in caught)
             warnings.warn(
-                f"The scored {self.output} of {self.metric} for {where} is NaN in this "
+                f"The scored {self.output} of {self.metric} of {where} is NaN in this "
                 f"split; the split scores {self.undefined}. {reasons}",
                 UndefinedStatisticWarning,
                 stacklevel=3,
             )
             return self.undefined
         return value
+
+    def _row(self, comparator: Any, table: Any, pooled: bool = False) -> Any:
+        """The scored row, or None when `label` is a class absent from this split."""
+        try:
+            return _select_row(table, self.metric, self.label, self.classifier, pooled=pooled)
+        except _LabelNotInSplit:
+            # A class seen in fit that no test record has and no classifier
+            # predicts: its comparison is undefined in this split, as when
+            # one classifier never predicts it. A label never seen is a typo.
+            if self.label not in np.asarray(comparator.classes_).tolist():
+                raise
+            return None
+
+    def _absent_label(self, stacklevel: int) -> float:
+        scored = self.output if self.output in ("ratio", "diff") else f"{self.test} {self.output}"
+        warnings.warn(
+            f"Class {_plain(self.label)!r} does not occur in this split (no test record "
+            f"is of the class or predicted as it), so the scored {scored.strip()} of "
+            f"{self.metric} is undefined; the split scores {self.undefined}.",
+            UndefinedStatisticWarning,
+            stacklevel=stacklevel,
+        )
+        return self.undefined
 
     def _score(self, row: Any) -> float:
         if self.output == "ratio":
@@ -160,6 +195,15 @@ def _comparator_and_input(estimator: Any, X: Any) -> tuple[Any, Any]:
     return estimator, X
 
 
+class _LabelNotInSplit(ValueError):
+    """`label` is not a class of a split's comparison."""
+
+
+def _plain(value: Any) -> Any:
+    """A NumPy scalar as the Python value it holds, for messages."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _select_row(
     table: Any,
     metric: str,
@@ -200,7 +244,7 @@ def _select_row(
         matches = rows["class"].to_numpy() == label
         if not matches.any():
             classes = list(dict.fromkeys(table["class"].tolist()))
-            raise ValueError(
+            raise _LabelNotInSplit(
                 f"label={label!r} is not a class of this comparison; the classes "
                 f"of these test records are {classes}."
             )
@@ -253,8 +297,9 @@ def make_comparison_scorer(
     the better model.
 
     A fold whose comparison is undefined (the compared classifier or the
-    reference never predicts the class in that test fold, a zero variance,
-    ...) has no value. :class:`~sklearn.model_selection.GridSearchCV` would
+    reference never predicts the class in that test fold, the class seen in
+    fit does not occur in the fold at all, a zero variance, ...) has no
+    value. :class:`~sklearn.model_selection.GridSearchCV` would
     rank a candidate with one NaN fold last whatever its other folds, so by
     default (``undefined="neutral"``) such a fold scores the value of no
     difference: ``-1`` for ``"pvalue"`` (p = 1), ``0`` for ``"statistic"``
