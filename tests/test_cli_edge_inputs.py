@@ -311,3 +311,14 @@ def test_delong_with_the_compare_scores_syntax_says_which_syntax(tmp_path, capsy
     code, _, err = _run(["delong", path, "--truth", "y", "--scores", "A:sa,B:sb"], capsys)
     line = _error(err, code)
     assert "--scores COL_A,COL_B" in line and "compare-scores" in line
+
+
+def test_scores_with_decimal_commas_are_named(tmp_path, capsys):
+    path = tmp_path / "euro.csv"
+    path.write_text("y;sa;sb\n1;0,5;0,3\n0;0,1;0,2\n1;0,7;0,9\n")
+    code, _, err = _run(
+        ["delong", path, "--truth", "y", "--scores", "sa,sb", "--delimiter", ";"], capsys
+    )
+    line = _error(err, code)
+    assert "--scores: column 'sa' is not numeric (e.g. '0,5')" in line
+    assert "decimal commas" in line

@@ -13,6 +13,7 @@ batch is read.
 
 import functools
 import inspect
+import re
 import warnings
 
 import numpy as np
@@ -729,6 +730,21 @@ class _Growing:
         return self.array[: self.n]
 
 
+def _not_numeric(name, column):
+    """The message for a score column of text, with an example of its values."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    message = f"--scores: column {name!r} is not numeric"
+    if not (pa.types.is_string(column.type) or pa.types.is_dictionary(column.type)):
+        return message + f" (its type is {column.type})."
+    example = pc.cast(column.slice(0, 1), pa.string())[0].as_py()
+    message += f" (e.g. {example!r})"
+    if re.fullmatch(r"[-+]?\d*,\d+", example.strip()):
+        return message + "; it has decimal commas: write the scores with decimal points."
+    return message + "; pass the column of each classifier's scores (probabilities)."
+
+
 @_labels_as_text_if_mixed("truth", "groups")
 def read_scores(source, truth, names, groups=None):
     """Read the true labels (as codes) and score columns (as float64) of a file.
@@ -778,7 +794,7 @@ def read_scores(source, truth, names, groups=None):
                     f"--scores: column {name!r} has missing values; drop those rows first."
                 )
             if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
-                raise UsageError(f"--scores: column {name!r} is not numeric.")
+                raise UsageError(_not_numeric(name, column))
             values = column.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
             if not np.isfinite(values).all():
                 raise UsageError(f"--scores: column {name!r} has NaN or infinite scores.")
