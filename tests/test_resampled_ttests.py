@@ -466,6 +466,40 @@ def test_identical_models_give_nan_with_warning(data):
         )
 
 
+def test_a_scorer_returning_nan_is_named_as_the_reason(data):
+    # A metric undefined on a fold (here: on the folds holding row 0) leaves
+    # the test undefined; the warning names those splits, not "the
+    # differences do not vary", which they did.
+    X, y = data
+
+    def accuracy_unless_row_0(estimator, X_test, y_test):
+        if (X_test == X[0]).all(axis=1).any():
+            return float("nan")
+        return float(np.mean(estimator.predict(X_test) == y_test))
+
+    splits = mlxtend_5x2_splits(len(y), 0)
+    with_row_0 = [i for i, (_, test) in enumerate(splits) if 0 in test]
+    calls = {
+        "split 0 (counted from 0)": lambda: paired_ttest_kfold_cv(
+            *estimators(), X, y, cv=KFold(5), scoring=accuracy_unless_row_0
+        ),
+        f"splits {', '.join(map(str, with_row_0))} (counted": lambda: paired_ttest_5x2cv(
+            *estimators(), X, y, cv=splits, scoring=accuracy_unless_row_0
+        ),
+        "scorer returned NaN": lambda: combined_ftest_5x2cv(
+            *estimators(), X, y, cv=splits, scoring=accuracy_unless_row_0
+        ),
+    }
+    for match, call in calls.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = call()
+        assert [w.category for w in caught] == [UndefinedStatisticWarning]
+        assert match in str(caught[0].message) and "do not vary" not in str(caught[0].message)
+        assert "identical" not in str(caught[0].message)
+        assert np.isnan(res.statistic) and np.isnan(res.pvalue)
+
+
 def test_undefined_warnings_point_at_the_callers_line(data):
     X, y = data
     same = GaussianNB(), GaussianNB()

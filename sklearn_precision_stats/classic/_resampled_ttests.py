@@ -315,13 +315,14 @@ def _t_test(
     )
 
 
-def _paired_t(scores_a, scores_b, ratio, alternative, method, stacklevel, warn=True):
+def _paired_t(scores_a, scores_b, ratio, alternative, method, stacklevel, warn=True, reason=None):
     """t test of mean(scores_a - scores_b) = 0 with variance factor 1/J + ratio.
 
     ``ratio = 0`` is the ordinary paired t test; ``ratio = n_test / n_train``
     is Nadeau and Bengio's correction for overlapping training sets.
     Warnings point ``stacklevel`` frames above the caller; none with
-    ``warn=False`` (the caller says it).
+    ``warn=False`` (the caller says it). ``reason``: why the test is
+    undefined, if it is, when not because the differences do not vary.
     """
     (scores_a, scores_b), scale, exponent = _rescaled(scores_a, scores_b)
     differences = scores_a - scores_b
@@ -336,7 +337,7 @@ def _paired_t(scores_a, scores_b, ratio, alternative, method, stacklevel, warn=T
         n_iter - 1,
         alternative=alternative,
         method=method,
-        reason=_CONSTANT_DIFFERENCES,
+        reason=reason or _CONSTANT_DIFFERENCES,
         stacklevel=stacklevel + 1,
         warn=warn,
     )
@@ -348,6 +349,22 @@ _CORRECTED_RESAMPLED = "corrected resampled paired t"
 # Why the 5x2cv statistics are undefined: their variance estimate pools the
 # spread of the two fold differences within each replication.
 _FIVE_BY_TWO_CONSTANT = "the score differences are identical within every replication"
+
+
+def _missing_scores(scores_a, scores_b):
+    """Why refitted scores leave a test undefined (None when every score is finite).
+
+    A scorer may return NaN, e.g. a metric undefined on a test fold without
+    positive rows; the test is then NaN, and the warning names the splits.
+    """
+    bad = np.flatnonzero(~(np.isfinite(scores_a) & np.isfinite(scores_b)))
+    if bad.size == 0:
+        return None
+    listed = ", ".join(str(i) for i in bad[:5].tolist()) + (", ..." if bad.size > 5 else "")
+    return (
+        f"the scorer returned NaN or infinity on split{'s' if bad.size > 1 else ''} "
+        f"{listed} (counted from 0), e.g. a metric undefined on a test fold"
+    )
 
 
 def _five_by_two_differences(differences):
@@ -441,7 +458,9 @@ def _refit_scores(
 def _five_by_two(estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs):
     """Fold differences ``p`` (5, 2), per-replication variances ``s2``, score scale.
 
-    All in units of ``2**exponent`` (see :func:`_rescaled`), the last value returned.
+    All in units of ``2**exponent`` (see :func:`_rescaled`), returned after
+    them, and last the reason the tests are undefined (see
+    :func:`_missing_scores`) or :data:`_FIVE_BY_TWO_CONSTANT`.
     """
     default_cv = _default_cv(
         RepeatedStratifiedKFold, RepeatedKFold, random_state, n_splits=2, n_repeats=5
@@ -459,8 +478,9 @@ def _five_by_two(estimator_a, estimator_b, X, y, scoring, cv, random_state, grou
         default_cv=default_cv,
         n_expected=10,
     )
+    reason = _missing_scores(scores_a, scores_b) or _FIVE_BY_TWO_CONSTANT
     (scores_a, scores_b), scale, exponent = _rescaled(scores_a, scores_b)
-    return (*_five_by_two_differences(scores_a - scores_b), scale, exponent)
+    return (*_five_by_two_differences(scores_a - scores_b), scale, exponent, reason)
 
 
 def _refit_paired_t(estimator_a, estimator_b, X, y, *, corrected, alternative, name, **kwargs):
@@ -474,7 +494,8 @@ def _refit_paired_t(estimator_a, estimator_b, X, y, *, corrected, alternative, n
     scores_a, scores_b, n_train, n_test = _refit_scores(estimator_a, estimator_b, X, y, **kwargs)
     ratio = n_test / n_train if corrected else 0.0
     method = f"corrected {name}" if corrected else name
-    return _paired_t(scores_a, scores_b, ratio, alternative, method, stacklevel=2)
+    reason = _missing_scores(scores_a, scores_b)
+    return _paired_t(scores_a, scores_b, ratio, alternative, method, stacklevel=2, reason=reason)
 
 
 # Parameter descriptions shared by the docstrings below.
@@ -585,7 +606,7 @@ def paired_ttest_5x2cv(
     True
     """
     _check_alternative(alternative)
-    p, s2, scale, exponent = _five_by_two(
+    p, s2, scale, exponent, reason = _five_by_two(
         estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs
     )
     standard_error = math.sqrt(s2.sum() / 5.0)
@@ -598,7 +619,7 @@ def paired_ttest_5x2cv(
         5,
         alternative=alternative,
         method="5x2cv paired t",
-        reason=_FIVE_BY_TWO_CONSTANT,
+        reason=reason,
         stacklevel=1,
     )
 
@@ -663,12 +684,12 @@ def combined_ftest_5x2cv(
     >>> 0 <= res.pvalue <= 1
     True
     """
-    p, s2, scale, _ = _five_by_two(
+    p, s2, scale, _, reason = _five_by_two(
         estimator_a, estimator_b, X, y, scoring, cv, random_state, groups, n_jobs
     )
     denominator = 2.0 * s2.sum()
     if _no_variation(math.sqrt(s2.sum() / 5.0), scale):
-        _warn_undefined("The 5x2cv combined F test", _FIVE_BY_TWO_CONSTANT)
+        _warn_undefined("The 5x2cv combined F test", reason)
         statistic = pvalue = math.nan
     else:
         statistic = float((p**2).sum() / denominator)
