@@ -285,6 +285,8 @@ def test_input_errors():
         cochrans_q_test(y_true, preds, groups=np.arange(49))
     with pytest.raises(ValueError, match="mcnemar_method"):
         cochrans_q_test(y_true, preds, mcnemar_method="fisher")
+    with pytest.raises(ValueError, match="Use mcnemar_method='asymptotic'"):
+        cochrans_q_test(y_true, preds, groups=np.arange(50) // 2, mcnemar_method="exact")
     with pytest.raises(ValueError, match="rows"):
         cochrans_q_test(y_true, {"a": preds["clf0"], "b": preds["clf1"][:-1]})
 

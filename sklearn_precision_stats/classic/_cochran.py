@@ -246,6 +246,12 @@ def cochrans_q_test(
     correct = np.column_stack([pred == y_true for pred in preds]).astype(np.float64)
     n_rows, c = correct.shape
     groups = _check_groups(groups, n_rows)
+    if groups is not None and mcnemar_method not in (None, "asymptotic"):
+        raise ValueError(
+            f"mcnemar_method={mcnemar_method!r} is not available with groups: the "
+            "discordant rows of one record are not independent, so only the clustered "
+            "chi-square test applies. Use mcnemar_method='asymptotic' (or None)."
+        )
 
     if groups is None:
         method, n_groups = "cochran", None
