@@ -14,6 +14,7 @@ from statsmodels.stats.multitest import multipletests
 
 from sklearn_precision_stats import (
     combine_pvalues_dependent,
+    compare_metric,
     compare_npv,
     compare_precision,
     replicability,
@@ -207,20 +208,22 @@ def test_replicability_names_each_bad_argument(kwargs, match):
         replicability(estimators, X, y, label=1, n_repeats=2, random_state=0, **kwargs)
 
 
+@pytest.mark.parametrize("function", [compare_precision, compare_metric])
 @pytest.mark.parametrize("method", [None, 5, [], ["holm", None], "Holm", {"holm": 1}])
-def test_adjusted_pvalues_name_a_bad_method(method):
+def test_adjusted_pvalues_name_a_bad_method(function, method):
     rng = np.random.default_rng(0)
     y = rng.integers(0, 3, 200)
     a = np.where(rng.random(200) < 0.8, y, rng.integers(0, 3, 200))
     b = np.where(rng.random(200) < 0.7, y, rng.integers(0, 3, 200))
-    comparison = compare_precision(y, {"a": a, "b": b})
+    comparison = function(y, {"a": a, "b": b})
     with pytest.raises(ValueError, match="method must be one of"):
         comparison.adjusted_pvalues(method=method)
     table = comparison.adjusted_pvalues(method=["holm", "by"])
+    column = "gs_pvalue" if function is compare_precision else "diff_pvalue"
     for name, reference in (("holm", "holm"), ("by", "fdr_by")):
         np.testing.assert_allclose(
-            table[f"gs_pvalue_{name}"],
-            multipletests(table["gs_pvalue"], method=reference)[1],
+            table[f"{column}_{name}"],
+            multipletests(table[column], method=reference)[1],
             rtol=1e-12,
         )
 

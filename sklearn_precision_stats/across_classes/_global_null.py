@@ -482,12 +482,8 @@ def _adjust(pvalues, method):
     return out
 
 
-def adjusted_pvalues(comparison, test="gs", method=("holm", "bh")):
-    """The comparison table with per-class adjusted p-values added.
-
-    See :meth:`PairedComparison.adjusted_pvalues`.
-    """
-    column = _test_column(comparison, test)
+def _adjust_methods(method):
+    """The adjustment methods asked for: a name or a list of names."""
     if isinstance(method, str):
         methods = [method]
     elif isinstance(method, (list, tuple)):
@@ -498,6 +494,16 @@ def adjusted_pvalues(comparison, test="gs", method=("holm", "bh")):
         raise ValueError(
             f"method must be one of {_ADJUST_METHODS} or a list of them, got {method!r}."
         )
+    return methods
+
+
+def adjusted_pvalues(comparison, test="gs", method=("holm", "bh")):
+    """The comparison table with per-class adjusted p-values added.
+
+    See :meth:`PairedComparison.adjusted_pvalues`.
+    """
+    column = _test_column(comparison, test)
+    methods = _adjust_methods(method)
     table = comparison.table.copy()
     n_others = len(comparison.classifiers) - 1
     pvalues = table[column].to_numpy(dtype=float).reshape(-1, n_others)

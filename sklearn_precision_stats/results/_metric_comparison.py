@@ -451,13 +451,9 @@ class MetricComparison(_FrozenComparison):
         >>> bool((table["diff_pvalue_holm"] >= table["diff_pvalue"]).all())
         True
         """
-        from ..across_classes._global_null import _ADJUST_METHODS, _adjust
+        from ..across_classes._global_null import _adjust, _adjust_methods
 
-        methods = [method] if isinstance(method, str) else list(method)
-        if not methods or any(m not in _ADJUST_METHODS for m in methods):
-            raise ValueError(
-                f"method must be one of {list(_ADJUST_METHODS)} or a list of them, got {method!r}."
-            )
+        methods = _adjust_methods(method)
         table = self.table
         pvalues = np.array(self._arrays["diff_pvalue"])
         for m in methods:
