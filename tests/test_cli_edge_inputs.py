@@ -229,7 +229,7 @@ def test_missing_score_names_the_scores_option(tmp_path, capsys, command):
     scores = "sa,sb" if command == "delong" else "A:sa,B:sb"
     code, _, err = _run([command, path, "--truth", "y", "--scores", scores], capsys)
     line = _error(err, code)
-    assert "--scores: column 'sa' has missing values" in line
+    assert "--scores: column 'sa' has a missing score at row 1" in line
 
 
 def test_long_layout_label_column_of_numbers_then_text(tmp_path, capsys, monkeypatch):
@@ -322,3 +322,13 @@ def test_scores_with_decimal_commas_are_named(tmp_path, capsys):
     line = _error(err, code)
     assert "--scores: column 'sa' is not numeric (e.g. '0,5')" in line
     assert "decimal commas" in line
+
+
+def test_missing_label_in_a_later_batch_gives_its_row_in_the_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(_io, "CSV_BLOCK_BYTES", 64)
+    path = tmp_path / "late.csv"
+    path.write_text("truth,a,b\n" + "0,0,1\n1,1,1\n" * 20 + "1,1,\n")
+    for argv in (["compare"], ["compare", "--metric", "f1"], ["mcnemar", "--batch-size", "7"]):
+        code, _, err = _run([argv[0], path, "--truth", "truth", *argv[1:]], capsys)
+        line = _error(err, code)
+        assert "column 'b' has a missing label at row 40" in line

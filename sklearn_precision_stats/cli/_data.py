@@ -70,6 +70,30 @@ def _concat(parts):
     return np.concatenate(parts) if parts else np.empty(0, dtype=np.intp)
 
 
+def _complete_batches(source, columns, options, **kwargs):
+    """`source.batches(columns)`, each checked for missing values in `options`.
+
+    `options` maps columns to their option text and what they hold
+    ("label", "score", ...), in the order they are reported. A missing
+    value is reported with its row in the file (the library's own message
+    would count from the start of its batch).
+    """
+    import pyarrow.compute as pc
+
+    offset = 0
+    for batch in source.batches(columns, **kwargs):
+        for column, (option, noun) in options.items():
+            values = batch.column(column)
+            if values.null_count:
+                row = offset + int(pc.index(pc.is_null(values), True).as_py())
+                raise UsageError(
+                    f"{option} has a missing {noun} at row {row} (data rows counted from 0); "
+                    "every row needs one. Drop or impute the rows with missing values first."
+                )
+        offset += batch.num_rows
+        yield batch
+
+
 def _check_not_empty(source, n_rows):
     if n_rows == 0:
         raise UsageError(f"{source.path!r} has no data rows (only a header, or nothing).")
@@ -117,6 +141,15 @@ def _labels_as_text_if_mixed(*roles):
     return decorate
 
 
+def _wide_options(truth, classifiers, groups):
+    options = {truth: (f"--truth column {truth!r}", "label")}
+    for name in classifiers:
+        options.setdefault(name, (f"column {name!r}", "label"))
+    if groups is not None:
+        options.setdefault(groups, (f"--groups column {groups!r}", "record id"))
+    return options
+
+
 @_labels_as_text_if_mixed("truth", "classifiers", "groups")
 def read_wide(source, truth, classifiers, groups=None):
     """Encode a wide file's truth, prediction and record-id columns.
@@ -137,7 +170,7 @@ def read_wide(source, truth, classifiers, groups=None):
     truth_parts, group_parts = [], []
     pred_parts = {name: [] for name in classifiers}
     columns = [truth, *classifiers] + ([groups] if groups is not None else [])
-    for batch in source.batches(columns):
+    for batch in _complete_batches(source, columns, _wide_options(truth, classifiers, groups)):
         truth_parts.append(_encode(labels, batch.column(truth), f"--truth column {truth!r}"))
         for name in classifiers:
             pred_parts[name].append(_encode(labels, batch.column(name), f"column {name!r}"))
@@ -164,7 +197,7 @@ def count_wide(source, truth, classifiers, groups=None):
     names = {"y_true": f"--truth column {truth!r}", "groups": f"--groups column {groups!r}"}
     names.update({name: f"column {name!r}" for name in classifiers})
     columns = [truth, *classifiers] + ([groups] if groups is not None else [])
-    for batch in source.batches(columns):
+    for batch in _complete_batches(source, columns, _wide_options(truth, classifiers, groups)):
         try:
             counts.update(
                 batch.column(truth),
@@ -779,7 +812,12 @@ def read_scores(source, truth, names, groups=None):
     codes = _Growing(np.uint8, source.num_rows)
     scores = {name: _Growing(np.float64, source.num_rows) for name in names}
     columns = [truth, *names] + ([groups] if groups is not None else [])
-    for batch in source.batches(columns, pre_buffer=False):
+    options = {truth: (f"--truth column {truth!r}", "label")}
+    for name in names:
+        options.setdefault(name, (f"--scores: column {name!r}", "score"))
+    if groups is not None:
+        options.setdefault(groups, (f"--groups column {groups!r}", "record id"))
+    for batch in _complete_batches(source, columns, options, pre_buffer=False):
         batch_codes = _encode(labels, batch.column(truth), f"--truth column {truth!r}")
         if records is not None:
             group_parts.append(
@@ -789,10 +827,6 @@ def read_scores(source, truth, names, groups=None):
         codes.append(batch_codes)
         for name in names:
             column = _arrow_column(batch.column(name))
-            if column.null_count:
-                raise UsageError(
-                    f"--scores: column {name!r} has missing values; drop those rows first."
-                )
             if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
                 raise UsageError(_not_numeric(name, column))
             values = column.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
