@@ -443,3 +443,19 @@ def test_step_down_and_bonferroni_control_the_familywise_error_rate():
         if case == "complete":
             # Not vacuous: the tests do reject sometimes under the null.
             assert min(rates.values()) > 0.005, rates
+
+
+def test_signed_rank_draws_do_not_depend_on_the_memory_bound(monkeypatch):
+    """Many data sets shrink the chunks of draws; the draws stay baycomp's."""
+    pytest.importorskip("baycomp")
+    from baycomp.multiple import SignedRankTest
+
+    import sklearn_precision_stats.bayesian._signed_rank as module
+
+    rng = np.random.default_rng(11)
+    x = rng.normal(0.8, 0.05, 20)
+    y = x - 0.01 + rng.normal(0, 0.02, 20)
+    monkeypatch.setattr(module, "_CHUNK_CELLS", 50)  # 2 draws per chunk for 21 weights
+    res = bayesian_signed_rank_test(x, y, rope=0.01, n_samples=301, random_state=5)
+    ref = SignedRankTest.sample(y, x, rope=0.01, nsamples=301, random_state=5)
+    np.testing.assert_allclose(res.samples, ref, rtol=0, atol=1e-12)

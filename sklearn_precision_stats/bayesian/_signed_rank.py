@@ -22,9 +22,11 @@ from ._base import BayesianResult, _check_rope, _most_probable_region, _reject_b
 
 __all__ = ["BayesianSignedRankResult", "bayesian_signed_rank_test"]
 
-# Rows of posterior draws processed at once: bounds the (rows, n + 1)
-# temporaries to a few tens of megabytes whatever n_samples is.
+# Rows of posterior draws processed at once: at most _CHUNK, and at most
+# _CHUNK_CELLS / (n + 1), so that the (rows, n + 1) temporaries stay near
+# 16 MB each whatever n_samples and the number n of data sets are.
 _CHUNK = 20000
+_CHUNK_CELLS = 2**21
 
 
 def _heaviside(values, threshold):
@@ -48,8 +50,9 @@ def _sample_posterior(differences, rope, prior_strength, n_samples, rng):
     above = _heaviside(walsh, 2.0 * rope)
     below = _heaviside(-walsh, 2.0 * rope)
     samples = np.empty((n_samples, 3))
-    for start in range(0, n_samples, _CHUNK):
-        stop = min(start + _CHUNK, n_samples)
+    chunk = max(1, min(_CHUNK, _CHUNK_CELLS // z.shape[0]))
+    for start in range(0, n_samples, chunk):
+        stop = min(start + chunk, n_samples)
         w = rng.dirichlet(weights, stop - start)
         # theta = w' H w for each draw w of the Dirichlet weights.
         samples[start:stop, 0] = np.einsum("si,si->s", w @ below, w)
