@@ -419,3 +419,20 @@ def test_undefined_split_warning_names_the_class_as_a_plain_value(data, kwargs, 
     assert len(messages) == 1
     assert where in messages[0]
     assert "np.int64" not in messages[0]
+
+
+@pytest.mark.parametrize("cls", [PairedPrecisionComparator, CVPrecisionComparator])
+def test_feature_names_in_as_scikit_learn_sets_them(data, cls):
+    X, y = data
+    names = [f"x{i}" for i in range(X.shape[1])]
+    for frame in (pd.DataFrame(X), pd.DataFrame(X, columns=names)):
+        comparator = cls(_estimators()).fit(frame, y)
+        member = GaussianNB().fit(frame, y)
+        if hasattr(member, "feature_names_in_"):
+            np.testing.assert_array_equal(comparator.feature_names_in_, member.feature_names_in_)
+            assert comparator.feature_names_in_.dtype == object
+        else:  # integer column names are no feature names
+            assert not hasattr(comparator, "feature_names_in_")
+    # A refit on unnamed columns forgets the names of the earlier fit.
+    comparator = cls(_estimators()).fit(pd.DataFrame(X, columns=names), y).fit(X, y)
+    assert not hasattr(comparator, "feature_names_in_")

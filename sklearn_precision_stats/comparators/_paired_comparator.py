@@ -27,6 +27,7 @@ from ..paired._compare import _compare
 from ..utils._sklearn_compat import (
     Interval,
     StrOptions,
+    _get_feature_names,
     _num_features,
     validate_parameter_constraints,
 )
@@ -222,8 +223,10 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
 
     def _record_input(self, X: Any, y: Any) -> None:
         """Set the fitted attributes that describe the training input."""
-        if hasattr(X, "columns"):
-            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        # As scikit-learn's estimators: string column names only.
+        feature_names = _get_feature_names(X)
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         try:

@@ -23,7 +23,12 @@ from sklearn.utils._param_validation import (
     StrOptions,
     validate_parameter_constraints,
 )
-from sklearn.utils.validation import _check_method_params, _num_features, _num_samples
+from sklearn.utils.validation import (
+    _check_method_params,
+    _get_feature_names,
+    _num_features,
+    _num_samples,
+)
 
 __all__ = [
     "HasMethods",
@@ -34,6 +39,7 @@ __all__ = [
     "RealNotInt",
     "StrOptions",
     "_check_method_params",
+    "_get_feature_names",
     "_num_features",
     "_num_samples",
     "validate_params",
