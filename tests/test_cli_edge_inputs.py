@@ -332,3 +332,25 @@ def test_missing_label_in_a_later_batch_gives_its_row_in_the_file(tmp_path, caps
         code, _, err = _run([argv[0], path, "--truth", "truth", *argv[1:]], capsys)
         line = _error(err, code)
         assert "column 'b' has a missing label at row 40" in line
+
+
+def test_long_layout_missing_prediction_row_in_the_file(tmp_path, capsys):
+    rng = np.random.default_rng(6)
+    rows = []
+    for i in range(60):
+        for name in ("a", "b", "c"):
+            rows.append((i, name, i % 2, i % 2 if rng.random() < 0.8 else 1 - i % 2))
+    frame = pd.DataFrame(rows, columns=["rec", "clf", "truth", "pred"]).astype({"pred": float})
+    long = ["--truth", "truth", "--long", "--classifier-col", "clf", "--prediction-col", "pred"]
+    long += ["--record-col", "rec", "--batch-size", "7"]
+    path = tmp_path / "long.csv"
+    # Row 151 is classifier b's; row 152 classifier c's, which --classifiers a,b leaves out.
+    assert frame.loc[151, "clf"] == "b" and frame.loc[152, "clf"] == "c"
+    frame.loc[[151, 152], "pred"] = np.nan
+    frame.to_csv(path, index=False)
+    code, _, err = _run(["compare", path, *long, "--classifiers", "a,b"], capsys)
+    assert "--prediction-col 'pred' has a missing label at row 151" in _error(err, code)
+    frame.loc[151, "pred"] = 1.0
+    frame.to_csv(path, index=False)
+    code, _, err = _run(["compare", path, *long, "--classifiers", "a,b"], capsys)
+    assert code == 0, err

@@ -70,6 +70,26 @@ def _concat(parts):
     return np.concatenate(parts) if parts else np.empty(0, dtype=np.intp)
 
 
+def _check_complete(batch, options, offset, rows=None):
+    """UsageError naming the first missing value of `options`' columns in `batch`.
+
+    `options` maps columns to (option text, what they hold); the row is
+    reported in the file: `offset` plus its row in the batch, or in
+    `rows` (the batch's rows in the file's batch, when it was filtered).
+    """
+    import pyarrow.compute as pc
+
+    for column, (option, noun) in options.items():
+        values = batch.column(column)
+        if values.null_count:
+            row = int(pc.index(pc.is_null(values), True).as_py())
+            row = offset + (row if rows is None else int(rows[row]))
+            raise UsageError(
+                f"{option} has a missing {noun} at row {row} (data rows counted from 0); "
+                "every row needs one. Drop or impute the rows with missing values first."
+            )
+
+
 def _complete_batches(source, columns, options, **kwargs):
     """`source.batches(columns)`, each checked for missing values in `options`.
 
@@ -78,18 +98,9 @@ def _complete_batches(source, columns, options, **kwargs):
     value is reported with its row in the file (the library's own message
     would count from the start of its batch).
     """
-    import pyarrow.compute as pc
-
     offset = 0
     for batch in source.batches(columns, **kwargs):
-        for column, (option, noun) in options.items():
-            values = batch.column(column)
-            if values.null_count:
-                row = offset + int(pc.index(pc.is_null(values), True).as_py())
-                raise UsageError(
-                    f"{option} has a missing {noun} at row {row} (data rows counted from 0); "
-                    "every row needs one. Drop or impute the rows with missing values first."
-                )
+        _check_complete(batch, options, offset)
         offset += batch.num_rows
         yield batch
 
@@ -503,14 +514,26 @@ class LongTable:
         """Add a record batch of the long file."""
         import pyarrow as pa
 
+        offset = self.n_file_rows
         self.n_file_rows += batch.num_rows
+        names = {classifier_col: (self._options["classifier"], "classifier name")}
+        _check_complete(batch, names, offset)
         column = self._column_codes(batch.column(classifier_col))
         keep = column >= 0
+        rows = None
         if not keep.all():
             batch = batch.filter(pa.array(keep))
             column = column[keep]
+            rows = np.flatnonzero(keep)
         if column.shape[0] == 0:
             return
+        # Missing values of the classifiers compared, at their rows in the file.
+        options = {
+            truth: (self._options["truth"], "label"),
+            prediction_col: (self._options["prediction"], "label"),
+            record_col: (self._options["record"], "record id"),
+        }
+        _check_complete(batch, options, offset, rows)
         record = self.records.codes(batch.column(record_col))
         y = _encode(self.labels, batch.column(truth), self._options["truth"])
         pred = _encode(self.labels, batch.column(prediction_col), self._options["prediction"])
