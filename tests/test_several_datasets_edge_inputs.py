@@ -459,3 +459,18 @@ def test_signed_rank_draws_do_not_depend_on_the_memory_bound(monkeypatch):
     res = bayesian_signed_rank_test(x, y, rope=0.01, n_samples=301, random_state=5)
     ref = SignedRankTest.sample(y, x, rope=0.01, nsamples=301, random_state=5)
     np.testing.assert_allclose(res.samples, ref, rtol=0, atol=1e-12)
+
+
+def test_hierarchical_records_per_dataset_are_checked_and_aligned():
+    """One n_train per data set: numbers, in the order of the data sets."""
+    index = ["iris", "wine", "adult"]
+    a = pd.DataFrame(_cv_table(8), index=index)
+    b = a - 0.01
+    shuffled = pd.Series([90.0, 160.0, 30000.0], index=["adult", "iris", "wine"])
+    with pytest.raises(ValueError, match="n_train is a Series indexed unlike the rows"):
+        bayesian_hierarchical_test(a, b, n_train=shuffled, n_test=10)
+    with pytest.raises(ValueError, match="n_test must be a positive number of records"):
+        bayesian_hierarchical_test(a, b, n_train=9, n_test=["10", "10", "10"])
+    # A long wrong value is described, not printed.
+    with pytest.raises(ValueError, match=r"got a ndarray value of shape \(500,\)\.$"):
+        bayesian_hierarchical_test(a, b, n_train=np.arange(1.0, 501.0), n_test=1)

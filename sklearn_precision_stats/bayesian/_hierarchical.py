@@ -103,9 +103,28 @@ def _check_score_table(scores, name):
     return array, names
 
 
-def _check_records(value, name, n_datasets):
-    """n_train or n_test: a positive number, or one per data set."""
-    array = np.asarray(value, dtype=float) if not isinstance(value, bool) else None
+def _check_records(value, name, n_datasets, datasets=None):
+    """n_train or n_test: a positive number, or one per data set.
+
+    A pandas Series must be indexed like the DataFrame of scores (its
+    ``datasets``): it would otherwise be paired with the data sets by
+    position.
+    """
+    if (
+        isinstance(value, pd.Series)
+        and datasets is not None
+        and list(value.index) != list(datasets)
+    ):
+        raise ValueError(
+            f"{name} is a Series indexed unlike the rows of the scores; align it "
+            f"first, e.g. {name}.loc[scores_a.index]."
+        )
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):  # e.g. ragged lists
+        raw = np.asarray(None)
+    # Bools, strings and objects are not numbers of records.
+    array = None if isinstance(value, bool) or raw.dtype.kind not in "iuf" else raw.astype(float)
     if (
         array is None
         or array.ndim > 1
@@ -113,9 +132,13 @@ def _check_records(value, name, n_datasets):
         or not np.all(np.isfinite(array))
         or not np.all(array > 0)
     ):
+        # The value itself when it is one number, else its kind and shape.
+        shown = (
+            repr(value) if raw.ndim == 0 else f"a {type(value).__name__} value of shape {raw.shape}"
+        )
         raise ValueError(
             f"{name} must be a positive number of records, or one such number per "
-            f"data set (shape ({n_datasets},)), got {value!r}."
+            f"data set (shape ({n_datasets},)), got {shown}."
         )
     return np.broadcast_to(array, (n_datasets,))
 
@@ -152,8 +175,8 @@ def _check_inputs(scores_a, scores_b, n_train, n_test):
             f"scores_a and scores_b need at least one data set and two scores per "
             f"data set, got shape {a.shape}."
         )
-    n_train = _check_records(n_train, "n_train", n_datasets)
-    n_test = _check_records(n_test, "n_test", n_datasets)
+    n_train = _check_records(n_train, "n_train", n_datasets, names_a or names_b)
+    n_test = _check_records(n_test, "n_test", n_datasets, names_a or names_b)
     rho = n_test / (n_train + n_test)
     names = names_a if names_a is not None else names_b
     if names is None:
