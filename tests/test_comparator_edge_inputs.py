@@ -436,3 +436,18 @@ def test_feature_names_in_as_scikit_learn_sets_them(data, cls):
     # A refit on unnamed columns forgets the names of the earlier fit.
     comparator = cls(_estimators()).fit(pd.DataFrame(X, columns=names), y).fit(X, y)
     assert not hasattr(comparator, "feature_names_in_")
+
+
+def test_compare_scores_names_a_test_class_unseen_in_fit(data):
+    X, y = data
+    comparator = PairedPrecisionComparator(_estimators()).fit(X[:300], y[:300])
+    y_test = y[300:].copy()
+    y_test[:3] = 7
+    with pytest.raises(ValueError, match=r"class\(es\) \[7\] that the estimators did not see"):
+        comparator.compare_scores(X[300:], y_test, metric="roc_auc")
+    with pytest.raises(ValueError, match=r"class\(es\) \['0', '1', '2'\]"):
+        comparator.compare_scores(X[300:], y[300:].astype(str))
+    # compare() reports the class, which no classifier predicts.
+    table = comparator.compare(X[300:], y_test).table
+    assert table["class"].tolist() == [0, 1, 2, 7]
+    assert table.loc[3, ["precision", "precision_reference"]].isna().all()

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from sklearn import get_config
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils import Bunch, get_tags
@@ -804,6 +805,18 @@ class PairedPrecisionComparator(_BaseComparator):
             As those functions return.
         """
         _check_aligned_indexes(X=X, y=y)
+        check_is_fitted(self, "estimators_")
+        y = _as_label_array(y, "y")
+        # The estimators score the classes of fit only: a test class beyond
+        # them has no score column (compare() reports it, never predicted).
+        seen = set(self.classes_.tolist())
+        unseen = sorted((v for v in pd.unique(y).tolist() if v not in seen), key=str)
+        if unseen:
+            raise ValueError(
+                f"y holds the class(es) {unseen[:5]} that the estimators did not see "
+                f"in fit (classes_ = {self.classes_.tolist()}), so they give them no "
+                "score. Drop those records, or fit on data that holds them."
+            )
         return self._compare_score_columns(
             y,
             self.scores_all(X),
