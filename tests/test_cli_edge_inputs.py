@@ -354,3 +354,21 @@ def test_long_layout_missing_prediction_row_in_the_file(tmp_path, capsys):
     frame.to_csv(path, index=False)
     code, _, err = _run(["compare", path, *long, "--classifiers", "a,b"], capsys)
     assert code == 0, err
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        (["--weights", "linear"], "--weights is for --metric cohen_kappa, not precision"),
+        (["--beta", "2"], "--beta is for --metric fbeta, not precision"),
+        (["--metric", "recall", "--pos-label", "cat"], "--pos-label is for --average binary"),
+        (["--labels", "cat", "cat"], "--labels: class(es) ['cat'] given more than once"),
+        (["--labels", ","], "--labels: no class given"),
+    ],
+)
+def test_options_the_comparison_would_ignore_are_refused(tmp_path, capsys, extra, expected):
+    path = tmp_path / "preds.csv"
+    _frame().to_csv(path, index=False)
+    code, out, err = _run(["compare", path, "--truth", "truth", *extra], capsys)
+    assert expected in _error(err, code)
+    assert out == ""

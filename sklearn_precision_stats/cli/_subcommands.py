@@ -132,6 +132,11 @@ def _resolve_labels(requested, classes, option="--labels"):
     if requested is None:
         return None
     texts = [part for item in requested for part in item.split(",") if part]
+    if not texts:
+        raise UsageError(f"{option}: no class given; name one or more, e.g. {option} A B.")
+    repeated = sorted({text for text in texts if texts.count(text) > 1})
+    if repeated:
+        raise UsageError(f"{option}: class(es) {repeated} given more than once.")
     by_text = {}
     for value in np.asarray(classes).tolist():
         by_text.setdefault(str(value), value)
@@ -181,6 +186,15 @@ def _comparison(args, resampling=False):
                 "compare precision, npv, recall, specificity or accuracy per class instead."
             )
         return _metric_comparison(args, data)
+    # The measure options of compare_metric would be silently ignored here.
+    for option, value, metric in (
+        ("--beta", getattr(args, "beta", None), "fbeta"),
+        ("--weights", getattr(args, "weights", None), "cohen_kappa"),
+    ):
+        if value is not None:
+            raise UsageError(f"{option} is for --metric {metric}, not {args.metric}.")
+    if getattr(args, "pos_label", None) is not None:
+        raise UsageError("--pos-label is for --average binary.")
     _, data = _read(args, counts=True)
     if resampling and data.stored_records() is None:
         _, data = _read(args, counts=False)
