@@ -12,6 +12,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from sklearn_precision_stats.bayesian import (
@@ -474,3 +476,63 @@ def test_hierarchical_records_per_dataset_are_checked_and_aligned():
     # A long wrong value is described, not printed.
     with pytest.raises(ValueError, match=r"got a ndarray value of shape \(500,\)\.$"):
         bayesian_hierarchical_test(a, b, n_train=np.arange(1.0, 501.0), n_test=1)
+
+
+# ------------------------------------------------- invariances
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(3, 15),
+    st.integers(2, 7),
+    st.sampled_from(["nemenyi", "holm", "bonferroni-dunn", "shaffer"]),
+    st.booleans(),
+)
+def test_friedman_and_posthoc_invariances(seed, n, k, method, coarse):
+    """Permuting data sets changes nothing; permuting classifiers permutes the answer.
+
+    Scores on a coarse grid give ties. Also: the Friedman statistic equals
+    scipy's, and a monotone transformation of the scores changes nothing.
+    """
+    rng = np.random.default_rng(seed)
+    scores = rng.random((n, k))
+    if coarse:
+        scores = np.round(scores * 3) / 3
+    if k >= 3 and np.ptp(scores, axis=1).max() > 0:
+        ref = stats.friedmanchisquare(*scores.T)
+        assert friedman_test(scores).statistic == pytest.approx(ref.statistic, rel=1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedStatisticWarning)
+        res = posthoc_test(scores, method=method)
+        rows = rng.permutation(n)
+        cols = rng.permutation(k)
+        by_rows = posthoc_test(scores[rows], method=method)
+        by_cols = posthoc_test(scores[:, cols], method=method)
+        monotone = posthoc_test(np.exp(3 * scores), method=method)
+    p = res.pvalue.to_numpy()
+    np.testing.assert_allclose(by_rows.pvalue.to_numpy(), p, rtol=1e-12)
+    np.testing.assert_allclose(by_cols.pvalue.to_numpy(), p[np.ix_(cols, cols)], rtol=1e-12)
+    np.testing.assert_allclose(monotone.pvalue.to_numpy(), p, rtol=1e-12)
+    np.testing.assert_allclose(
+        by_cols.statistic.to_numpy(), res.statistic.to_numpy()[np.ix_(cols, cols)], atol=1e-12
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 30), st.sampled_from([0.0, 0.005, 0.02]))
+def test_bayesian_swap_and_permutation_invariances(seed, n, rope):
+    """Swapping a and b mirrors left and right; the order of the pairs does not matter."""
+    rng = np.random.default_rng(seed)
+    b = rng.uniform(0.6, 0.9, n)
+    a = b + rng.normal(0.005, 0.01, n)
+    order = rng.permutation(n)
+    t_ab = bayesian_correlated_ttest(a, b, n_train=9, n_test=1, rope=rope)
+    t_ba = bayesian_correlated_ttest(b, a, n_train=9, n_test=1, rope=rope)
+    t_perm = bayesian_correlated_ttest(a[order], b[order], n_train=9, n_test=1, rope=rope)
+    np.testing.assert_allclose(t_ba.probabilities, t_ab.probabilities[::-1], atol=1e-12)
+    np.testing.assert_allclose(t_perm.probabilities, t_ab.probabilities, atol=1e-12)
+    s_ab = bayesian_signed_rank_test(a, b, rope=rope, n_samples=400, random_state=seed)
+    s_ba = bayesian_signed_rank_test(b, a, rope=rope, n_samples=400, random_state=seed)
+    np.testing.assert_allclose(s_ba.samples, s_ab.samples[:, ::-1], atol=1e-12)
+    assert s_ba.probabilities == s_ab.probabilities[::-1]
