@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ..engine._labels import encode_sorted
 from ..exceptions import UndefinedStatisticWarning
 from ..results._base import (  # noqa: F401  (re-exported for the classic tests)
     ConfidenceInterval,
@@ -174,7 +175,9 @@ def _check_binary_target(y_true, pos_label, return_classes=False):
     y_true = _label_array(y_true, "y_true", "truth")
     if y_true.shape[0] == 0:
         raise ValueError("y_true is empty; at least one row with a true label is needed.")
-    classes = np.unique(y_true)
+    # The engine's encoder: mixed strings and numbers, or continuous values,
+    # are a ValueError that names y_true, not a TypeError of np.unique.
+    _, classes = encode_sorted(y_true, names=["y_true"])
     if classes.size > 2:
         raise ValueError(
             f"y_true must be binary, got {classes.size} classes; for a "
