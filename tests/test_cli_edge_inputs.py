@@ -372,3 +372,31 @@ def test_options_the_comparison_would_ignore_are_refused(tmp_path, capsys, extra
     code, out, err = _run(["compare", path, "--truth", "truth", *extra], capsys)
     assert expected in _error(err, code)
     assert out == ""
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        (
+            ["--recall", "0.8"],
+            "--recall is for --metric precision_at_recall, not average_precision",
+        ),
+        (["--precision", "0.8"], "--precision is for --metric recall_at_precision"),
+        (["--method", "bootstrap"], "--method is for --metric roc_auc, not average_precision"),
+        (
+            ["--metric", "roc_auc", "--recall", "0.5"],
+            "--recall is for --metric precision_at_recall, not roc_auc",
+        ),
+    ],
+)
+def test_compare_scores_refuses_options_of_another_measure(tmp_path, capsys, extra, expected):
+    rng = np.random.default_rng(7)
+    path = tmp_path / "scores.csv"
+    pd.DataFrame({"y": rng.integers(0, 2, 80), "sa": rng.random(80), "sb": rng.random(80)}).to_csv(
+        path, index=False
+    )
+    code, out, err = _run(
+        ["compare-scores", path, "--truth", "y", "--scores", "A:sa,B:sb", *extra], capsys
+    )
+    assert expected in _error(err, code)
+    assert out == ""

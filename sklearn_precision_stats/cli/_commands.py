@@ -377,20 +377,23 @@ def _add_compare_scores_options(parser):
         help="the measure compared",
     )
     parser.add_argument(
-        "--recall", type=_level_closed, default=0.9, help="the recall of precision_at_recall"
+        "--recall",
+        type=_level_closed,
+        default=None,
+        help="the recall of precision_at_recall (default: 0.9)",
     )
     parser.add_argument(
         "--precision",
         type=_level_closed,
-        default=0.9,
-        help="the precision of recall_at_precision",
+        default=None,
+        help="the precision of recall_at_precision (default: 0.9)",
     )
     parser.add_argument(
         "--method",
         choices=("delong", "bootstrap"),
-        default="delong",
+        default=None,
         help="how roc_auc is compared: delong (also with --groups and --average) or "
-        "bootstrap; the other measures use the bootstrap",
+        "bootstrap; the other measures use the bootstrap (default: delong)",
     )
     parser.add_argument(
         "--average",

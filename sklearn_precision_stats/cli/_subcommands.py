@@ -558,11 +558,19 @@ def run_compare_scores(args):
         y_scores[name] = (
             values[cols[0]] if width == 1 else np.column_stack([values[c] for c in cols])
         )
+    # An option of another measure would be silently ignored.
+    for option, value, metric in (
+        ("--recall", args.recall, "precision_at_recall"),
+        ("--precision", args.precision, "recall_at_precision"),
+        ("--method", args.method, "roc_auc"),
+    ):
+        if value is not None and args.metric != metric:
+            raise UsageError(f"{option} is for --metric {metric}, not {args.metric}.")
     params = {
         "average_precision": {},
-        "precision_at_recall": {"recall": args.recall},
-        "recall_at_precision": {"precision": args.precision},
-        "roc_auc": {"method": args.method},
+        "precision_at_recall": {"recall": 0.9 if args.recall is None else args.recall},
+        "recall_at_precision": {"precision": 0.9 if args.precision is None else args.precision},
+        "roc_auc": {"method": args.method or "delong"},
     }[args.metric]
     result = _library_call(
         getattr(threshold_free, f"compare_{args.metric}"),
