@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.datasets import load_iris, make_classification
 from sklearn.exceptions import UnsetMetadataPassedError
 from sklearn.linear_model import LogisticRegression
@@ -451,3 +451,33 @@ def test_compare_scores_names_a_test_class_unseen_in_fit(data):
     table = comparator.compare(X[300:], y_test).table
     assert table["class"].tolist() == [0, 1, 2, 7]
     assert table.loc[3, ["precision", "precision_reference"]].isna().all()
+
+
+class _FitReturnsNothing(ClassifierMixin, BaseEstimator):
+    """A classifier whose fit forgets to return self, as some user code does."""
+
+    def fit(self, X, y):
+        self.model_ = GaussianNB().fit(X, y)
+        self.classes_ = self.model_.classes_
+
+    def predict(self, X):
+        return self.model_.predict(X)
+
+
+def test_paired_fit_keeps_an_estimator_whose_fit_returns_none(data):
+    X, y = data
+    comparator = PairedPrecisionComparator(
+        {"tree": _estimators()["tree"], "odd": _FitReturnsNothing()}
+    )
+    comparator.fit(X, y)
+    assert isinstance(comparator.named_estimators_["odd"], _FitReturnsNothing)
+    np.testing.assert_array_equal(
+        comparator.predict_all(X)["odd"], GaussianNB().fit(X, y).predict(X)
+    )
+
+
+@pytest.mark.parametrize("cls", [PairedPrecisionComparator, CVPrecisionComparator])
+def test_an_estimator_class_instead_of_an_instance_is_named(data, cls):
+    X, y = data
+    with pytest.raises(ValueError, match=r"'nb' is the class GaussianNB.*GaussianNB\(\)"):
+        cls({"nb": GaussianNB, "tree": DecisionTreeClassifier()}).fit(X, y)

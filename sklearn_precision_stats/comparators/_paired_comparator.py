@@ -130,6 +130,11 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
                 )
             if _is_drop(est):
                 continue
+            if isinstance(est, type):
+                raise ValueError(
+                    f"estimator {name!r} is the class {est.__name__}, not an estimator; "
+                    f"pass an instance, e.g. {est.__name__}()."
+                )
             if not (hasattr(est, "fit") and hasattr(est, "predict")):
                 raise ValueError(
                     f"estimator {name!r} ({est!r}) must implement fit and predict "
@@ -580,7 +585,9 @@ def _check_training_labels(y: Any, owner: str) -> np.ndarray:
 
 
 def _fit_one(estimator: Any, X: Any, y: Any, fit_params: dict[str, Any]) -> Any:
-    return estimator.fit(X, y, **fit_params)
+    # The estimator itself, not what its fit returns (None, for some).
+    estimator.fit(X, y, **fit_params)
+    return estimator
 
 
 class PairedPrecisionComparator(_BaseComparator):
