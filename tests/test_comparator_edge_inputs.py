@@ -481,3 +481,18 @@ def test_an_estimator_class_instead_of_an_instance_is_named(data, cls):
     X, y = data
     with pytest.raises(ValueError, match=r"'nb' is the class GaussianNB.*GaussianNB\(\)"):
         cls({"nb": GaussianNB, "tree": DecisionTreeClassifier()}).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"label": 1},
+        {"metric": "roc_auc", "output": "diff", "n_resamples": 100, "random_state": 0},
+        {"metric": "average_precision", "label": "spam", "undefined": -2.0},
+        {"metric": "f1", "average": "macro"},
+    ],
+)
+def test_scorer_repr_rebuilds_the_scorer(kwargs):
+    scorer = make_comparison_scorer(**kwargs)
+    rebuilt = eval(repr(scorer), {"make_comparison_scorer": make_comparison_scorer})  # noqa: S307
+    assert repr(rebuilt) == repr(scorer)

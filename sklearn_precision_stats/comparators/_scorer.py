@@ -162,7 +162,8 @@ class _ComparisonScorer:
 
     def __repr__(self) -> str:
         return (
-            f"make_comparison_scorer(test={self.test!r}, output={self.output!r}, "
+            # A threshold-free measure has no test: None, as make_comparison_scorer takes.
+            f"make_comparison_scorer(test={self.test or None!r}, output={self.output!r}, "
             f"metric={self.metric!r}, label={self.label!r}, "
             f"classifier={self.classifier!r}, undefined={self.undefined!r}, "
             f"average={self.average!r}"
