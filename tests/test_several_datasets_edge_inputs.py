@@ -149,6 +149,10 @@ def test_undefined_friedman_warns_once_at_the_callers_line():
     assert math.isnan(res.statistic) and math.isnan(post.friedman.statistic)
     # Equal average ranks: every pair has z = 0 and p = 1, as scikit-posthocs.
     np.testing.assert_array_equal(post.pvalue.to_numpy(), np.ones((3, 3)))
+    # NaN in the reprs; one group of all three, written as a one-element tuple.
+    assert "statistic=nan, pvalue=nan" in repr(res)
+    assert "groups=((0, 1, 2),)" in repr(post)
+    assert "Friedman chi2 = nan, p = nan" in post.summary()
 
 
 # ------------------------------------------------- Bayesian correlated t test

@@ -115,7 +115,9 @@ def _format_value(value):
     if isinstance(value, float):
         return f"{value:.6g}"
     if isinstance(value, tuple):
-        return "(" + ", ".join(_format_value(v) for v in value) + ")"
+        inner = ", ".join(_format_value(v) for v in value)
+        # A one-element tuple keeps its comma, as Python writes it.
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
     return repr(value)
 
 
