@@ -433,7 +433,7 @@ def bayesian_hierarchical_test(
     cores: int = 1,
     target_accept: float = 0.9,
     upper_sigma: float = 1000.0,
-    random_state: int | np.random.Generator | None = None,
+    random_state: int | np.random.RandomState | np.random.Generator | None = None,
 ) -> BayesianHierarchicalResult:
     """Bayesian hierarchical test of two classifiers' cross-validation scores over data sets.
 
