@@ -400,3 +400,22 @@ def test_compare_scores_refuses_options_of_another_measure(tmp_path, capsys, ext
     )
     assert expected in _error(err, code)
     assert out == ""
+
+
+def test_global_warns_of_resampling_options_it_ignores(tmp_path, capsys):
+    frame = _frame()
+    path = tmp_path / "preds.csv"
+    frame.to_csv(path, index=False)
+    base = ["global", path, "--truth", "truth", "--method", "fisher", "--format", "json"]
+    code, out, err = _run([*base, "--resampling", "bootstrap", "--n-resamples", "5"], capsys)
+    assert code == 0, err
+    assert (
+        "--resampling is used by --method dai-cui only; it is ignored with --method fisher" in err
+    )
+    assert "--n-resamples is used by --method dai-cui and permutation only" in err
+    result = compare_precision(frame["truth"].to_numpy(), {"a": frame["a"], "b": frame["b"]})
+    expected = result.global_test(method="fisher").to_frame()
+    got = pd.DataFrame(json.loads(out)["global_test"])
+    np.testing.assert_allclose(got["pvalue"], expected["pvalue"], rtol=1e-12)
+    code, out, err = _run(base, capsys)
+    assert code == 0 and "warning" not in err

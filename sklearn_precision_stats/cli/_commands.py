@@ -280,15 +280,15 @@ def _add_global_options(parser):
     parser.add_argument(
         "--n-resamples",
         type=_positive_int,
-        default=1000,
+        default=None,
         metavar="B",
-        help="resamples of the dai-cui and permutation methods",
+        help="resamples of the dai-cui and permutation methods (default: 1000)",
     )
     parser.add_argument(
         "--resampling",
         choices=("permutation", "bootstrap"),
-        default="permutation",
-        help="how the dai-cui method resamples",
+        default=None,
+        help="how the dai-cui method resamples (default: permutation)",
     )
     _add_random_state(parser, "resampling")
 

@@ -381,15 +381,33 @@ def _emit_comparison(args, result):
 
 def run_global(args):
     """``global``: the global null test of a comparison."""
+    import warnings
+
     # Fisher's and Simes' combinations need only the per-class p-values.
-    result = _comparison(args, resampling=args.method in ("dai-cui", "permutation"))
+    # The resampling options of other methods are ignored, with a warning
+    # (as scikit-learn does for an unused parameter), so that one command
+    # line can be run with every --method.
+    resampled = args.method in ("dai-cui", "permutation")
+    for option, value, methods in (
+        ("--n-resamples", args.n_resamples, "dai-cui and permutation"),
+        ("--random-state", args.random_state, "dai-cui and permutation"),
+        ("--resampling", args.resampling, "dai-cui"),
+    ):
+        if value is not None and args.method not in methods.split(" and "):
+            warnings.warn(
+                f"{option} is used by --method {methods} only; it is ignored with "
+                f"--method {args.method}.",
+                UserWarning,
+                stacklevel=2,
+            )
+    result = _comparison(args, resampling=resampled)
     test = _library_call(
         result.global_test,
         method=args.method,
         test=args.test,
-        n_resamples=args.n_resamples,
+        n_resamples=1000 if args.n_resamples is None else args.n_resamples,
         random_state=args.random_state,
-        resampling=args.resampling,
+        resampling=args.resampling or "permutation",
     )
     frame = test.to_frame()
     meta = {"metric": result.metric, "reference": result.reference}
