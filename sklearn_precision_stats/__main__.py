@@ -86,7 +86,7 @@ def main(argv=None):
     Returns the exit status: 0 on success, 2 with a one-line message on
     stderr for any failure.
     """
-    from .cli._commands import build_parser
+    from .cli._commands import _seed, build_parser
     from .cli._run import run
 
     parser, subcommands = build_parser()
@@ -96,7 +96,7 @@ def main(argv=None):
         description="Compare GaussianNB and a random forest on scikit-learn's digits data.",
     )
     demo_parser.add_argument(
-        "--random-state", type=int, default=0, help="seed of the split and of the forest"
+        "--random-state", type=_seed, default=0, help="seed of the split and of the forest"
     )
     demo_parser.set_defaults(func=_run_demo)
     args = parser.parse_args(argv)

@@ -419,3 +419,11 @@ def test_global_warns_of_resampling_options_it_ignores(tmp_path, capsys):
     np.testing.assert_allclose(got["pvalue"], expected["pvalue"], rtol=1e-12)
     code, out, err = _run(base, capsys)
     assert code == 0 and "warning" not in err
+
+
+def test_demo_names_a_negative_seed(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["demo", "--random-state", "-3"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --random-state: must be an integer >= 0, got -3" in err
