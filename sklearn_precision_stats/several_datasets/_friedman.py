@@ -7,7 +7,7 @@ and tied scores share their average rank (Demsar 2006, section 3.2.2).
 """
 
 import math
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -177,7 +177,10 @@ class FriedmanResult(TestResult):
     prefer_skip_nested_validation=True,
 )
 def friedman_test(
-    scores: ArrayLike, *, lower_is_better: bool = False, tie_correction: bool = True
+    scores: ArrayLike | Mapping[Hashable, ArrayLike],
+    *,
+    lower_is_better: bool = False,
+    tie_correction: bool = True,
 ) -> FriedmanResult:
     """Friedman's test of equal average ranks over data sets, with Iman-Davenport's F.
 

@@ -10,7 +10,7 @@ procedure, which uses the logical dependence between all-pairs hypotheses
 """
 
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations
@@ -290,7 +290,7 @@ class PosthocResult(TestResult):
     prefer_skip_nested_validation=True,
 )
 def posthoc_test(
-    scores: ArrayLike,
+    scores: ArrayLike | Mapping[Hashable, ArrayLike],
     *,
     method: str = "nemenyi",
     control: Hashable | None = None,
