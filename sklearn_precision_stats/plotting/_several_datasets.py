@@ -17,7 +17,11 @@ from ._precision import _get_ax, _plain
 if TYPE_CHECKING:  # pragma: no cover - for annotations only
     from matplotlib.axes import Axes
 
-    from ..bayesian import BayesianCorrelatedTTestResult, BayesianSignedRankResult
+    from ..bayesian import (
+        BayesianCorrelatedTTestResult,
+        BayesianHierarchicalResult,
+        BayesianSignedRankResult,
+    )
     from ..several_datasets import PosthocResult
 
 __all__ = ["plot_critical_difference", "plot_posterior"]
@@ -219,7 +223,7 @@ def _plot_simplex(result, ax, names, max_points=5000):
 
 
 def plot_posterior(
-    result: BayesianCorrelatedTTestResult | BayesianSignedRankResult,
+    result: BayesianCorrelatedTTestResult | BayesianSignedRankResult | BayesianHierarchicalResult,
     ax: Axes | None = None,
     *,
     names: tuple[str, str] = ("a", "b"),
