@@ -192,3 +192,12 @@ def test_metric_comparison_export_checks_digits(result, digits):
 def test_latex_caption_and_label_must_be_text(result, option):
     with pytest.raises(ValueError, match=f"{option} must be a str or None"):
         result.to_latex(**{option: 5})
+
+
+def test_latex_caption_is_text(result):
+    # As in the user guide's example: a % would comment out the rest.
+    latex = result.to_latex(caption="Digits, 30% test split & {x}_1", label="tab:digits")
+    captions = re.findall(r"\\caption\{(.*)\}", latex)
+    assert captions
+    for caption in captions:
+        assert caption.startswith(r"Digits, 30\% test split \& \{x\}\_1. ")

@@ -198,9 +198,9 @@ def to_latex(
         Decreasing significance levels: a p-value below the i-th level gets
         i + 1 stars. None for no marks.
     caption : str, default=None
-        Caption of each table, LaTeX source inserted as given (escape its
-        special characters, e.g. ``\\_``); the table's name and the marks'
-        legend are appended. Tables are wrapped in ``table`` environments when a
+        Caption of each table, as text: LaTeX's special characters are
+        escaped, so "30% test split" prints as such. The table's name and
+        the marks' legend are appended. Tables are wrapped in ``table`` environments when a
         caption or label is given.
     label : str, default=None
         LaTeX label prefix; each table gets ``<label>-<table name>``.
@@ -270,8 +270,8 @@ def _latex_table(
     wrap = caption is not None or label is not None
     full_caption = None
     if wrap:
-        # The caption is LaTeX as given; the title holds names (balanced_accuracy).
-        parts = [p for p in (caption, _latex_escape(title)) if p]
+        # Text, as names are: a % would comment out the rest of the caption.
+        parts = [_latex_escape(p) for p in (caption, title) if p]
         if levels:
             parts.append(_latex_escape(_legend(levels)))
         full_caption = ". ".join(parts)

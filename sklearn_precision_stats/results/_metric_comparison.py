@@ -625,8 +625,9 @@ class MetricComparison(_FrozenComparison):
             Decreasing significance levels: a p-value below the i-th level
             gets i + 1 stars. None for no marks.
         caption : str, default=None
-            Caption of each table; tables are wrapped in ``table``
-            environments when a caption or label is given.
+            Caption of each table, as text (LaTeX's special characters are
+            escaped); tables are wrapped in ``table`` environments when a
+            caption or label is given.
         label : str, default=None
             LaTeX label prefix; each table gets ``<label>-<table name>``
             (``effects``, ``omnibus``).
