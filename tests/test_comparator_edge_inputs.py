@@ -496,3 +496,17 @@ def test_scorer_repr_rebuilds_the_scorer(kwargs):
     scorer = make_comparison_scorer(**kwargs)
     rebuilt = eval(repr(scorer), {"make_comparison_scorer": make_comparison_scorer})  # noqa: S307
     assert repr(rebuilt) == repr(scorer)
+
+
+def test_scores_of_one_column_per_pair_of_classes_are_refused():
+    from sklearn.svm import SVC
+
+    X, y = make_classification(200, 5, n_informative=4, n_redundant=0, n_classes=4, random_state=0)
+    comparator = PairedPrecisionComparator(
+        {"nb": GaussianNB(), "svc": SVC(decision_function_shape="ovo")}
+    ).fit(X, y)
+    with pytest.raises(ValueError, match=r"'svc' gives scores of shape \(200, 6\) for its 4"):
+        comparator.compare_scores(X, y)
+    comparator.set_params(svc__decision_function_shape="ovr").fit(X, y)
+    scores = comparator.scores_all(X)["svc"]
+    np.testing.assert_array_equal(scores, comparator.named_estimators_["svc"].decision_function(X))

@@ -551,14 +551,20 @@ def _scores(estimator: Any, X: Any, classes: np.ndarray, name: str) -> np.ndarra
                 "predict_proba."
             )
         return scores
+    if scores.ndim != 2 or scores.shape[1] != own.shape[0]:
+        # E.g. SVC(decision_function_shape="ovo"): one column per pair of classes.
+        raise ValueError(
+            f"estimator {name!r} gives scores of shape {scores.shape} for its "
+            f"{own.shape[0]} classes; one column per class is needed (for SVC, "
+            "decision_function_shape='ovr')."
+        )
     if own.tolist() != classes.tolist():
         position = {label: i for i, label in enumerate(classes.tolist())}
         unknown = [label for label in own.tolist() if label not in position]
-        if unknown or scores.shape[1] != own.shape[0]:
+        if unknown:
             raise ValueError(
-                f"estimator {name!r} gives {scores.shape[1]} score columns for its "
-                f"classes {own.tolist()}, which cannot be aligned with the classes "
-                f"{classes.tolist()} of y."
+                f"estimator {name!r} was fitted on the classes {own.tolist()}, which "
+                f"cannot be aligned with the classes {classes.tolist()} of y."
             )
         # As cross_val_predict does: a class the estimator did not see gets
         # probability 0, or the lowest decision value.
