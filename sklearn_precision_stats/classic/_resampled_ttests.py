@@ -1202,7 +1202,14 @@ def _rm_anova_posthoc(scores, names, ratio, posthoc):
     names = names if names is not None else list(range(scores.shape[1]))
     rows = []
     for i, j in combinations(range(scores.shape[1]), 2):
-        statistic, pvalue = tuple(posthoc(scores[:, i], scores[:, j]))[:2]
+        returned = posthoc(scores[:, i], scores[:, j])
+        try:
+            statistic, pvalue = (float(v) for v in tuple(returned)[:2])
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                "posthoc must return (statistic, pvalue), or a result that unpacks "
+                f"so (e.g. scipy.stats.ttest_rel's), got a {type(returned).__name__}: {exc}."
+            ) from exc
         rows.append(
             {
                 "model_a": names[i],
