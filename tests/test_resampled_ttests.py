@@ -549,7 +549,9 @@ def test_input_errors(data):
     scores = [[0.8, 0.9, 0.85], [0.7, 0.75, 0.8], [0.6, 0.7, 0.62]]
     for returned in (0.5, (1.0,), None):
         with pytest.raises(ValueError, match=r"posthoc must return \(statistic, pvalue\)"):
-            corrected_rm_anova(scores, n_train=9, n_test=1, posthoc=lambda a, b: returned)
+            corrected_rm_anova(
+                scores, n_train=9, n_test=1, posthoc=lambda a, b, returned=returned: returned
+            )
     with pytest.raises(ValueError, match="scores must hold numbers"):
         corrected_rm_anova([["0.8", "0.9"], ["0.7", "0.8"]], n_train=9, n_test=1)
     missing = pd.DataFrame({"a": [0.8, 0.7, 0.6], "b": pd.array([0.9, None, 0.7], "Float64")})
