@@ -268,7 +268,9 @@ class TableSource:
 
         convert = pcsv.ConvertOptions(
             include_columns=columns,
-            column_types={name: pa.string() for name in self.text_columns},
+            column_types={
+                name: pa.dictionary(pa.int32(), pa.string()) for name in self.text_columns
+            },
             auto_dict_encode=True,
             auto_dict_max_cardinality=1 << 16,
             strings_can_be_null=True,
