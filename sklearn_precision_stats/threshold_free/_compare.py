@@ -501,7 +501,7 @@ def _run(
     if with_curves:
         # The band needs every replicate of a curve at once: a few curves
         # at a time, not (replicates, classifiers, curves, grid) whole, which
-        # is 320 MB at 100 classes and 2000 replicates. Each block of curves
+        # is 323 MB at 100 classes, 2 classifiers and 2000 replicates. Each block of curves
         # draws the same replicates again, from a copy of the generator.
         per_block = max(1, _BAND_ELEMENTS // (n_replicates * n_clf * grid.shape[0]))
         per_block = min(per_block, n_curves)
@@ -512,11 +512,11 @@ def _run(
         per_block = n_curves  # an average needs all its curves together
     curve_blocks = [range(s, min(s + per_block, n_curves)) for s in range(0, n_curves, per_block)]
     first_state = copy.deepcopy(rng) if len(curve_blocks) > 1 else rng
-    for i, curves in enumerate(curve_blocks):
+    for i, block_curves in enumerate(curve_blocks):
         # The last pass draws from `rng` itself, which the jackknife then continues.
         draws = rng if i == len(curve_blocks) - 1 else copy.deepcopy(first_state)
-        band_reps = band_buffer[:, :, : len(curves)] if with_curves else None
-        rows = slice(curves.start, curves.stop) if per_class else slice(None)
+        band_reps = band_buffer[:, :, : len(block_curves)] if with_curves else None
+        rows = slice(block_curves.start, block_curves.stop) if per_class else slice(None)
         for start, weights in weight_blocks(
             n_replicates, problem.strata_sizes, draws, block, given, problem.unit_of_column
         ):
@@ -526,18 +526,18 @@ def _run(
                     weights,
                     grid if with_curves else None,
                     workspace,
-                    curves,
+                    block_curves,
                     band_reps[start:stop, c] if with_curves else None,
                 )
                 reps[start:stop, rows, c] = values
                 if c == 0:
-                    curve_undefined[curves.start : curves.stop] += bad.sum(axis=0)
+                    curve_undefined[block_curves.start : block_curves.stop] += bad.sum(axis=0)
                     row_undefined[rows] += bad.sum(axis=0) if per_class else bad.any(axis=1).sum()
         if with_curves:
             # A curve at a time: np.quantile copies what it sorts. NaN (a
             # replicate without positives) propagates to the band.
-            for i, k in enumerate(curves):
-                band_limits[:, :, k] = np.quantile(band_reps[:, :, i], [alpha, 1 - alpha], axis=0)
+            for j, k in enumerate(block_curves):
+                band_limits[:, :, k] = np.quantile(band_reps[:, :, j], [alpha, 1 - alpha], axis=0)
     n_groups = min(problem.n_units, _JACKKNIFE_GROUPS)
     jack = np.empty((n_groups, n_table, n_clf))
     for start, weights in jackknife_blocks(problem.n_units, n_groups, rng, block):
