@@ -427,3 +427,13 @@ def test_demo_names_a_negative_seed(capsys):
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "argument --random-state: must be an integer >= 0, got -3" in err
+
+
+def test_compressed_tsv_is_read_with_tabs(tmp_path, capsys):
+    frame = _frame()
+    path = tmp_path / "preds.tsv.gz"
+    with gzip.open(path, "wt") as handle:
+        frame.to_csv(handle, index=False, sep="\t")
+    table = _table(["compare", path, "--truth", "truth"], capsys)
+    expected = compare_precision(frame["truth"].to_numpy(), {"a": frame["a"], "b": frame["b"]})
+    np.testing.assert_allclose(table["gs_pvalue"], expected.table["gs_pvalue"], rtol=1e-12)

@@ -212,7 +212,10 @@ class TableSource:
         self.format = detect_format(self.path, fmt)
         _require_pyarrow()
         if delimiter is None:
-            delimiter = "\t" if self.path.lower().endswith(".tsv") else ","
+            name = self.path.lower()
+            if name.endswith(COMPRESSED):
+                name = os.path.splitext(name)[0]
+            delimiter = "\t" if name.endswith(".tsv") else ","
         self.delimiter = delimiter
         self.encoding = encoding
         # CSV columns read as text whatever their values (see MixedColumnError).
