@@ -510,3 +510,21 @@ def test_scores_of_one_column_per_pair_of_classes_are_refused():
     comparator.set_params(svc__decision_function_shape="ovr").fit(X, y)
     scores = comparator.scores_all(X)["svc"]
     np.testing.assert_array_equal(scores, comparator.named_estimators_["svc"].decision_function(X))
+
+
+@pytest.mark.parametrize("cls", [PairedPrecisionComparator, CVPrecisionComparator])
+def test_set_params_replaces_an_estimator_before_setting_its_parameters(cls):
+    comparator = cls(_estimators())
+    old, new = comparator.estimators["nb"], GaussianNB()
+    # The nested key comes first, as a grid's parameter dict may order it.
+    comparator.set_params(nb__var_smoothing=0.5, nb=new)
+    assert comparator.estimators["nb"] is new
+    assert new.var_smoothing == 0.5
+    assert old.var_smoothing == GaussianNB().var_smoothing
+    assert comparator.get_params()["nb__var_smoothing"] == 0.5
+
+
+def test_set_params_of_a_dropped_estimator_is_a_value_error():
+    comparator = PairedPrecisionComparator(_estimators()).set_params(nb="drop")
+    with pytest.raises(ValueError, match="'nb' is 'drop', which has no parameter"):
+        comparator.set_params(nb__var_smoothing=1.0)

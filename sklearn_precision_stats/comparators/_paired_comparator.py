@@ -198,18 +198,31 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
             super().set_params(estimators=own.pop("estimators"))
         nested = {k: v for k, v in params.items() if k not in own_names}
         names = [item[0] for item in self._items()]
-        for key, value in nested.items():
-            name, _, sub = key.partition("__")
+        for key in nested:
+            name = key.partition("__")[0]
             if name not in names:
                 raise ValueError(
                     f"Invalid parameter {key!r} for {type(self).__name__}: "
                     f"{name!r} is neither a parameter nor an estimator "
                     f"(estimators: {names})."
                 )
-            if sub:
-                dict(self._items())[name].set_params(**{sub: value})
-            else:
-                self._replace_estimator(name, value)
+        # Whole estimators first, then their parameters, as Pipeline does:
+        # set_params(nb=GaussianNB(), nb__var_smoothing=1) sets the new one.
+        for key, value in nested.items():
+            if "__" not in key:
+                self._replace_estimator(key, value)
+        for key, value in nested.items():
+            name, _, sub = key.partition("__")
+            if not sub:
+                continue
+            est = dict(self._items())[name]
+            if _is_drop(est) or not hasattr(est, "set_params"):
+                raise ValueError(
+                    f"Invalid parameter {key!r} for {type(self).__name__}: estimator "
+                    f"{name!r} is {est!r}, which has no parameter {sub!r}; set the "
+                    f"estimator first, e.g. set_params({name}=GaussianNB())."
+                )
+            est.set_params(**{sub: value})
         if own:
             super().set_params(**own)
         return self
