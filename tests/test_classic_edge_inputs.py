@@ -1,14 +1,17 @@
-"""Classic tests on labels of odd kinds: one ValueError naming the argument.
+"""Classic tests on labels of odd kinds, and the p-value of a NaN statistic.
 
 The expected errors are those of the library's label encoder, which every
-comparison shares; the defined cases are checked against scikit-learn.
+comparison shares; the defined cases are checked against scikit-learn and
+scipy's t distribution.
 """
 
 import numpy as np
 import pytest
+from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 from sklearn_precision_stats import calibration_points, delong_test, hosmer_lemeshow_test
+from sklearn_precision_stats.classic._common import _pvalue
 
 PROB = np.linspace(0.05, 0.95, 10)
 
@@ -50,3 +53,15 @@ def test_true_labels_of_every_usual_kind_give_scikit_learns_auc(labels, pos_labe
     res = delong_test(labels, PROB, other, pos_label=pos_label)
     assert res.auc_a == pytest.approx(roc_auc_score(positive, PROB), rel=1e-12)
     assert res.auc_b == pytest.approx(roc_auc_score(positive, other), rel=1e-12)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+def test_a_nan_statistic_has_a_nan_pvalue(alternative):
+    # min(1.0, nan) is 1.0 in Python: a NaN t statistic read as p = 1.
+    assert np.isnan(_pvalue(float("nan"), alternative, stats.t(5)))
+    assert _pvalue(2.0, alternative, stats.t(5)) == pytest.approx(
+        {"two-sided": 2 * stats.t(5).sf(2.0), "less": stats.t(5).cdf(2.0)}.get(
+            alternative, stats.t(5).sf(2.0)
+        ),
+        rel=1e-12,
+    )
