@@ -528,3 +528,11 @@ def test_set_params_of_a_dropped_estimator_is_a_value_error():
     comparator = PairedPrecisionComparator(_estimators()).set_params(nb="drop")
     with pytest.raises(ValueError, match="'nb' is 'drop', which has no parameter"):
         comparator.set_params(nb__var_smoothing=1.0)
+
+
+def test_scorer_refuses_misaligned_pandas_rows_before_a_pipeline_drops_the_index():
+    X, y = _binary_frame()
+    pipe = make_pipeline(MinMaxScaler(), _binary_comparator()).fit(X, y)
+    shuffled = y.sample(frac=1.0, random_state=0)
+    with pytest.raises(ValueError, match="different indexes"):
+        make_comparison_scorer(label="spam")(pipe, X, shuffled)

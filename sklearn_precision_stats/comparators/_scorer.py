@@ -50,6 +50,8 @@ class _ComparisonScorer:
         self.metric_params = dict(metric_params or {})
 
     def __call__(self, comparator: Any, X: Any, y: Any, **kwargs: Any) -> float:
+        # Before a pipeline's steps turn a DataFrame into an array.
+        _check_aligned_indexes(X=X, y=y)
         comparator, X = _comparator_and_input(comparator, X)
         if self.metric in SCORE_METRICS:
             return self._score_measure(comparator, X, y, scores=True)
@@ -59,7 +61,6 @@ class _ComparisonScorer:
         # statistics this scorer does not read, and a grid search would
         # repeat them for every split and candidate. If the number scored
         # is undefined, one warning gives the reasons for its class.
-        _check_aligned_indexes(X=X, y=y)
         y_preds = comparator.predict_all(X)
         result = comparator._compare_predictions(
             y, y_preds, None, metric=self.metric, diagnostics=[]
