@@ -444,3 +444,18 @@ def test_plots_on_a_given_ax_make_no_figure_and_leave_rcparams(comparisons, odd_
         assert draw(ax) is ax
         assert plt.get_fignums() == figures
         assert dict(matplotlib.rcParams) == before
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "n_ticks"), [(0.9999, 1.0001, 3), (1e-6, 1e6, 5), (0.8, 1.3, 5)]
+)
+def test_forest_plot_log_axis_has_distinct_ticks(low, high, n_ticks):
+    table = pd.DataFrame(
+        {"class": [0], "ratio": [1.0], "ratio_ci_low": [low], "ratio_ci_high": [high]}
+    )
+    ax = plot_relative_precision(table)
+    ticks = ax.get_xticks()
+    texts = [t.get_text() for t in ax.get_xticklabels()]
+    assert len(ticks) >= n_ticks and len(set(texts)) == len(texts)
+    lo, hi = ax.get_xlim()
+    assert lo <= ticks.min() and ticks.max() <= hi

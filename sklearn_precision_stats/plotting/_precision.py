@@ -138,6 +138,8 @@ def _log_ticks(ax, low, high, n_ticks=6):
             100.0,
         ]
     )
+    # Decades beyond, for very wide intervals.
+    rounds = np.union1d(rounds, 10.0 ** np.arange(-8, 9))
     gap = (np.log(high) - np.log(low)) / n_ticks
     ticks = [1.0] if low <= 1.0 <= high else []
     for side in (rounds[rounds > 1.0], rounds[rounds < 1.0][::-1]):
@@ -147,8 +149,13 @@ def _log_ticks(ax, low, high, n_ticks=6):
                 ticks.append(value)
                 last = value
     if len(ticks) < 3:
-        # A narrow axis (all intervals near 1): evenly spaced 3-digit ticks.
-        ticks = np.unique(np.round(np.exp(np.linspace(np.log(low), np.log(high), 5)[1:-1]), 3))
+        # A narrow axis (all intervals near 1): three evenly spaced ticks,
+        # with the significant digits that tell them apart.
+        inner = np.exp(np.linspace(np.log(low), np.log(high), 5)[1:-1])
+        for digits in range(3, 16):
+            ticks = np.unique([float(f"{v:.{digits}g}") for v in inner])
+            if len(ticks) == 3:
+                break
     ax.xaxis.set_major_locator(FixedLocator(sorted(ticks)))
     ax.xaxis.set_major_formatter(lambda x, _: f"{x:g}")
     ax.xaxis.set_minor_locator(NullLocator())
