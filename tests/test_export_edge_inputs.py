@@ -201,3 +201,14 @@ def test_latex_caption_is_text(result):
     assert captions
     for caption in captions:
         assert caption.startswith(r"Digits, 30\% test split \& \{x\}\_1. ")
+
+
+@pytest.mark.parametrize("tables", [5, [], ()])
+def test_export_tables_must_name_a_table(tables, names_data):
+    y, preds = names_data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = compare_precision(y, preds)
+    for export in (result.to_markdown, result.to_latex):
+        with pytest.raises(ValueError, match="tables must name one or more of"):
+            export(tables=tables)

@@ -54,7 +54,15 @@ def _check_marks(marks: Sequence[float] | None) -> tuple[float, ...]:
 def _check_tables(tables: str | Sequence[str] | None, available: list[str]) -> list[str]:
     if tables is None:
         return available
-    names = [tables] if isinstance(tables, str) else list(tables)
+    try:
+        names = [tables] if isinstance(tables, str) else list(tables)
+    except TypeError:
+        names = []  # not a name or a sequence of them: the message below says what is
+    if not names:
+        raise ValueError(
+            f"tables must name one or more of {available} (a str or a list), or be None "
+            f"for all of them; got {tables!r}."
+        )
     for name in names:
         if name not in TABLE_NAMES:
             raise ValueError(f"tables must name some of {list(TABLE_NAMES)}, got {name!r}.")
