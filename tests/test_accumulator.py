@@ -146,13 +146,13 @@ def test_from_table_equals_arrays_and_dtcompair_layout():
     table = counts.joint_table()
     rebuilt = ComparisonCounts.from_table(table, classifiers=["m0", "m1"], labels=counts.classes)
     _assert_same(_quiet(comparison_from_counts, rebuilt, "npv"), _quiet(compare_npv, y, preds))
-    # DTComPair's tab.paired: positive results first, diseased and non-diseased.
+    # DTComPair's tab.paired: rows test 2, columns test 1, positive first.
     diseased = [[50, 10], [5, 35]]
     healthy = [[3, 12], [7, 78]]
     counts = ComparisonCounts.from_table({"diseased": diseased, "non.diseased": healthy})
     y = np.repeat([1, 1, 1, 1, 0, 0, 0, 0], [50, 10, 5, 35, 3, 12, 7, 78])
-    t1 = np.repeat([1, 1, 0, 0, 1, 1, 0, 0], [50, 10, 5, 35, 3, 12, 7, 78])
-    t2 = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], [50, 10, 5, 35, 3, 12, 7, 78])
+    t1 = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], [50, 10, 5, 35, 3, 12, 7, 78])
+    t2 = np.repeat([1, 1, 0, 0, 1, 1, 0, 0], [50, 10, 5, 35, 3, 12, 7, 78])
     expected = compare_precision(y, {"test1": t1, "test2": t2})
     _assert_same(comparison_from_counts(counts), expected)
     with pytest.raises(ValueError, match="'non.diseased'"):
@@ -215,7 +215,9 @@ def test_small_integer_and_bool_labels_of_any_dtype():
     expected = _quiet(compare_recall, yb, {"a": ab, "b": bb})
     counts = _chunked(yb, {"a": ab, "b": bb}, None, [0, 250, 500])
     _assert_same(_quiet(comparison_from_counts, counts, "recall"), expected)
-    with pytest.raises(ValueError, match="y_true holds strings but y_true holds numbers"):
+    with pytest.raises(
+        ValueError, match="y_true holds strings but an earlier chunk.s y_true holds numbers"
+    ):
         counts.update(np.array(["x"]), {"a": np.array(["x"]), "b": np.array(["x"])})
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._typing import ArrayLike, Predictions
-from ..utils._validation import _as_label_array, _prediction_pairs
+from ..utils._validation import _as_label_array, _check_aligned_indexes, _prediction_pairs
 from ._codes import EncodedPredictions
 from ._counts import (
     AgreementCounts,
@@ -104,7 +104,7 @@ class ComparisonCounts:
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_precision_stats.engine._accumulator import ComparisonCounts
+    >>> from sklearn_precision_stats import ComparisonCounts
     >>> y = np.array([0, 1, 1, 0, 1, 0])
     >>> a = np.array([0, 1, 0, 0, 1, 1])
     >>> b = np.array([1, 1, 1, 0, 0, 0])
@@ -164,9 +164,9 @@ class ComparisonCounts:
     @classmethod
     def from_table(
         cls,
-        table: ArrayLike,
+        table: ArrayLike | Mapping[str, Any],
         *,
-        classifiers: Sequence[str] = ("test1", "test2"),
+        classifiers: Sequence[str] | None = None,
         labels: ArrayLike | None = None,
     ) -> ComparisonCounts:
         """Counts from a contingency table of one row per record.
@@ -175,49 +175,53 @@ class ComparisonCounts:
         ----------
         table : array-like of shape (K, K, ..., K) or dict
             Records in each (true label, prediction of classifier 1, ...,
-            prediction of classifier C) cell. Or DTComPair's ``tab.paired``
-            layout for two binary tests: a dict with the 2x2 tables
-            ``"diseased"`` and ``"non.diseased"`` (rows: test 1 positive,
-            negative; columns: test 2 positive, negative), giving labels 1
-            (diseased, positive) and 0.
-        classifiers : sequence of str, default=("test1", "test2")
-            Names of the C classifiers.
+            prediction of classifier C) cell. Or R DTComPair's
+            ``tab.paired`` object for two binary tests, as a dict with its
+            matrices ``"diseased"`` and ``"non.diseased"`` as R prints
+            them: rows test 2 positive, negative; columns test 1 positive,
+            negative; with or without the ``Total`` row and column. It
+            gives labels 1 (diseased, positive) and 0; its
+            ``"testnames"``, if any, name the classifiers.
+        classifiers : sequence of str, default=None
+            Names of the C classifiers; ``"test1", "test2", ...`` (or the
+            dict's ``"testnames"``) when None.
         labels : array-like of shape (K,), default=None
             The label of each index; ``0..K-1`` when None.
 
         Examples
         --------
-        >>> from sklearn_precision_stats.engine._accumulator import ComparisonCounts
+        DTComPair's example data ``Paired1`` (``tab.paired(d, y1, y2)``):
+
+        >>> from sklearn_precision_stats import ComparisonCounts, compare_precision
         >>> counts = ComparisonCounts.from_table(
-        ...     {"diseased": [[50, 10], [5, 35]], "non.diseased": [[3, 12], [7, 78]]}
+        ...     {"diseased": [[319, 22], [78, 32]], "non.diseased": [[31, 22], [53, 155]]}
         ... )
         >>> counts.n_rows, counts.classes.tolist()
-        (200, [0, 1])
+        (712, [0, 1])
+        >>> result = compare_precision(counts, labels=[1])
+        >>> result.table[["precision", "precision_reference"]].round(4)
+           precision  precision_reference
+        0     0.8655               0.8254
         """
         if isinstance(table, Mapping):
-            missing = {"diseased", "non.diseased"} - set(table)
-            if missing:
-                raise ValueError(
-                    "a dict table must hold DTComPair's 2x2 tables 'diseased' and "
-                    f"'non.diseased'; missing {sorted(missing)}."
-                )
-            diseased = np.asarray(table["diseased"])
-            healthy = np.asarray(table["non.diseased"])
-            if diseased.shape != (2, 2) or healthy.shape != (2, 2):
-                raise ValueError("the 'diseased' and 'non.diseased' tables must be 2x2.")
-            # DTComPair lists positive results first; index 1 is positive here.
-            table = np.stack([healthy[::-1, ::-1], diseased[::-1, ::-1]])
+            array, testnames = _dtcompair_table(table)
             labels = [0, 1] if labels is None else labels
-        table = np.asarray(table)
-        names = list(classifiers)
-        if table.ndim != len(names) + 1 or len(set(table.shape)) != 1:
+            if classifiers is None:
+                classifiers = testnames
+        else:
+            array = np.asarray(table)
+        names = (
+            [f"test{i + 1}" for i in range(max(array.ndim - 1, 2))]
+            if classifiers is None
+            else list(classifiers)
+        )
+        if array.ndim != len(names) + 1 or len(set(array.shape)) != 1:
             raise ValueError(
                 f"table must have {len(names) + 1} axes of the same length (truth, then "
-                f"one per classifier in {names}), got shape {table.shape}."
+                f"one per classifier in {names}), got shape {array.shape}."
             )
-        if table.dtype.kind not in "iuf" or (table < 0).any() or (table != np.round(table)).any():
-            raise ValueError("table must hold non-negative integer counts.")
-        n_values = table.shape[0]
+        array = _check_counts_table(array)
+        n_values = array.shape[0]
         labels = np.arange(n_values) if labels is None else np.asarray(labels)
         if labels.shape != (n_values,):
             raise ValueError(
@@ -228,9 +232,11 @@ class ComparisonCounts:
         codes = counts._labels.encode(labels, names=["labels"])[0]
         if len(set(codes.tolist())) != n_values:
             raise ValueError(f"labels must be distinct, got {labels.tolist()}.")
-        counts._table = np.zeros(table.shape, dtype=np.int64)
-        counts._table[np.ix_(*[codes] * table.ndim)] = table.astype(np.int64)
-        counts._n_rows = int(table.sum())
+        counts._table = np.zeros(array.shape, dtype=np.int64)
+        counts._table[np.ix_(*[codes] * array.ndim)] = array
+        # The int64 sum is exact unless it may pass 2**63 (then Python ints).
+        big = array.size and int(array.max()) * array.size > _INT64_MAX
+        counts._n_rows = _checked_total(int(array.sum(dtype=object if big else np.int64)))
         return counts
 
     def update(
@@ -270,6 +276,10 @@ class ComparisonCounts:
             )
         by_name = {str(name): arr for name, arr in items}
         arrays = [y_true] + [by_name[name] for name in self._names]
+        # pandas chunks are paired by position, as compare_* pairs them.
+        _check_aligned_indexes(
+            y_true=y_true, groups=groups, **{f"y_preds[{name!r}]": a for name, a in items}
+        )
         if all(_is_empty(a) for a in [*arrays, groups] if a is not None):
             # An empty chunk (e.g. empty lists, read as floats by NumPy)
             # adds nothing and must not change the labels' type.
@@ -298,12 +308,24 @@ class ComparisonCounts:
                     f"{group_name} has {record_ids.shape[0]} entries but y_true has {n} rows; "
                     "pass one record id per row."
                 )
-        elif self._add_integer_table(arrays, arg_names[0]):
-            return self
-        codes = self._labels.encode(*arrays, names=arg_names)
+        _checked_total(self._n_rows + n)
+        # A chunk that fails part-way (labels of another type, a missing
+        # record id) must leave no label behind, or it would be reported
+        # as a class of no row.
+        encoders = [e for e in (self._labels, self._records) if e is not None]
+        states = [e.checkpoint() for e in encoders]
+        try:
+            if not self._clustered and self._add_integer_table(arrays, arg_names[0]):
+                return self
+            codes = self._labels.encode(*arrays, names=arg_names)
+            if self._clustered:
+                record = self._records.encode(record_ids, names=[group_name])[0]
+        except Exception:
+            for encoder, state in zip(encoders, states, strict=True):
+                encoder.restore(state)
+            raise
         self._add_paired(codes[0], codes[1:])
         if self._clustered:
-            record = self._records.encode(record_ids, names=[group_name])[0]
             self._add_clustered(codes[0], codes[1:], record)
         self._n_rows += n
         return self
@@ -433,8 +455,9 @@ class ComparisonCounts:
             )
         if other._clustered != self._clustered:
             raise ValueError("cannot merge clustered counts with counts of one row per record.")
+        _checked_total(self._n_rows + other._n_rows)
         out = self.copy()
-        label_map = out._labels.merge(other._labels)
+        label_map = out._labels.merge(other._labels, name="the other counts' y_true")
         n_values = out._labels.n_values
         order = [other._names.index(name) for name in out._names]
         n_axes = len(out._names) + 1
@@ -455,7 +478,7 @@ class ComparisonCounts:
             out._agreement = _add_agreement(mine, _relabel_agreement(theirs, label_map, n_values))
             out._table = None
         if out._clustered:
-            record_map = out._records.merge(other._records)
+            record_map = out._records.merge(other._records, name="the other counts' groups")
             n_records = out._records.n_values
             out._record_rows = _pad(out._record_rows, [0], n_records)
             out._record_correct = _pad(out._record_correct, [0], n_records)
@@ -693,6 +716,82 @@ def counts_in_place_of_arrays(y_true: Any, y_preds: Any, groups: Any) -> Compari
 
 
 # ---------------------------------------------------------------- helpers
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def _checked_total(n_rows):
+    """`n_rows` when int64 counts can hold it, else a ValueError."""
+    if n_rows > _INT64_MAX:
+        raise ValueError(
+            f"the counts would hold {n_rows} rows, more than the 2**63 - 1 that 64-bit "
+            "integer counts hold; compare parts of the data separately."
+        )
+    return n_rows
+
+
+def _check_counts_table(table):
+    """`table` as int64 counts: non-negative, integral and within int64."""
+    if table.dtype.kind not in "iuf" or table.size == 0:
+        raise ValueError(
+            "table must hold non-negative integer counts (a numeric array), got "
+            + ("an empty table." if table.size == 0 else f"dtype {table.dtype}.")
+        )
+    bad = ~np.isfinite(table) if table.dtype.kind == "f" else np.zeros(table.shape, bool)
+    bad |= table < 0
+    if table.dtype.kind == "f":
+        bad |= table != np.round(table)
+    if bad.any():
+        raise ValueError(
+            f"table must hold non-negative integer counts, got {table[bad].ravel()[0].item()!r}."
+        )
+    if table.max() > _INT64_MAX:
+        raise ValueError(
+            f"table holds a count of {int(table.max())}, more than the 2**63 - 1 that "
+            "64-bit integer counts hold."
+        )
+    return table.astype(np.int64)
+
+
+def _dtcompair_table(table):
+    """(truth, test 1, test 2) counts and test names of DTComPair's ``tab.paired``.
+
+    R's matrices have test 2 in rows and test 1 in columns, positive first,
+    and a ``Total`` row and column, which must add up.
+    """
+    missing = {"diseased", "non.diseased"} - set(table)
+    if missing:
+        raise ValueError(
+            "a dict table must hold DTComPair's tab.paired matrices 'diseased' and "
+            f"'non.diseased'; missing {sorted(missing)}."
+        )
+    strata = []
+    for key in ("non.diseased", "diseased"):
+        m = np.asarray(table[key])
+        if m.shape == (3, 3):
+            cells = m[:2, :2]
+            consistent = (
+                np.array_equal(m[:2, 2], cells.sum(axis=1))
+                and np.array_equal(m[2, :2], cells.sum(axis=0))
+                and m[2, 2] == cells.sum()
+            )
+            if not consistent:
+                raise ValueError(
+                    f"the {key!r} matrix is 3x3 but its last row and column are not "
+                    "its totals; pass the 2x2 cells (rows test 2 positive, negative; "
+                    "columns test 1 positive, negative) or DTComPair's matrix with totals."
+                )
+            m = cells
+        if m.shape != (2, 2):
+            raise ValueError(
+                f"the {key!r} matrix must be 2x2 (rows test 2 positive, negative; columns "
+                f"test 1 positive, negative), or 3x3 with totals, got shape {m.shape}."
+            )
+        # Index 1 is positive here, and test 1 comes first.
+        strata.append(m[::-1, ::-1].T)
+    names = table.get("testnames")
+    names = None if names is None else [str(n) for n in np.asarray(names).ravel()]
+    return np.stack(strata), names
 
 
 def _add_agreement(a, b):

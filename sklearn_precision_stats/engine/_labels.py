@@ -146,11 +146,37 @@ class StreamingLabelEncoder:
             codes.append(code)
         return np.asarray(codes, dtype=np.intp)
 
-    def merge(self, other: StreamingLabelEncoder) -> np.ndarray:
-        """Add `other`'s labels; return the codes here of `other`'s codes."""
+    def merge(self, other: StreamingLabelEncoder, name=None) -> np.ndarray:
+        """Add `other`'s labels; return the codes here of `other`'s codes.
+
+        `name` describes `other`'s labels in error messages.
+        """
         if other.n_values == 0:
             return np.empty(0, dtype=np.intp)
-        return self._encode_one(other.values, None)
+        return self._encode_one(other.values, name)
+
+    def checkpoint(self) -> tuple:
+        """The state to :meth:`restore` when an encoding fails part-way.
+
+        Codes are only ever added, so the state is the number of labels and
+        the few attributes the labels' type sets.
+        """
+        return (
+            len(self._labels),
+            len(self._num_dtypes),
+            self._kind,
+            self._first_name,
+            self._str_object,
+        )
+
+    def restore(self, state: tuple) -> None:
+        """Forget the labels added since :meth:`checkpoint` gave `state`."""
+        n_labels, n_dtypes, self._kind, self._first_name, self._str_object = state
+        for label in self._labels[n_labels:]:
+            del self._lookup[label]
+        del self._labels[n_labels:]
+        del self._num_dtypes[n_dtypes:]
+        self._values_cache = None
 
     # ------------------------------------------------------------ internals
     @staticmethod
@@ -181,10 +207,13 @@ class StreamingLabelEncoder:
         if self._kind is None:
             self._kind, self._first_name = kind, name
         elif self._kind != kind:
-            what = {"num": "numbers", "str": "strings"}
+            what = {"num": "numbers", "str": "strings", "O": "other objects"}
+            # The same name twice: a later chunk of the same argument.
+            first = _describe(self._first_name)
+            first = f"an earlier chunk's {first}" if name == self._first_name else first
             raise ValueError(
                 f"{_describe(name)} holds {what.get(kind, kind)} but "
-                f"{_describe(self._first_name)} holds {what.get(self._kind, self._kind)}; "
+                f"{first} holds {what.get(self._kind, self._kind)}; "
                 "labels must be of one type. Convert them all to str or all to int "
                 "(e.g. y.astype(str))."
             )

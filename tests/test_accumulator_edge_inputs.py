@@ -1,0 +1,230 @@
+"""ComparisonCounts on the inputs users give it: DTComPair tables, failing or
+empty chunks, pandas chunks, huge counts, updates after a comparison.
+
+The references are scikit-learn's metrics on the concatenated rows, the
+comparison of the arrays themselves and R DTComPair's outputs on its example
+data Paired1 (tests/data/dtcompair_reference.json).
+"""
+
+import json
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import confusion_matrix, precision_score
+
+from sklearn_precision_stats import (
+    ComparisonCounts,
+    compare_accuracy,
+    compare_npv,
+    compare_precision,
+    mcnemar_test,
+)
+
+from .conftest import REFERENCE
+
+PAIRED1 = json.loads((REFERENCE / "dtcompair_reference.json").read_text())["datasets"]["Paired1"]
+
+
+def _quiet(func, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return func(*args, **kwargs)
+
+
+def _assert_same(result, expected):
+    pd.testing.assert_frame_equal(result.table, expected.table, check_exact=True)
+    pd.testing.assert_frame_equal(result.omnibus, expected.omnibus, check_exact=True)
+    assert (result.n_rows, result.n_records) == (expected.n_rows, expected.n_records)
+
+
+def _paired1_matrices(totals):
+    """DTComPair's tab.paired(d, y1, y2) of Paired1, as R prints it."""
+    c = PAIRED1["counts"]
+    out = {}
+    for key, prefix in (("diseased", "d"), ("non.diseased", "nd")):
+        # Rows test 2 positive, negative; columns test 1 positive, negative.
+        m = np.array([[c[f"{prefix}.a"], c[f"{prefix}.b"]], [c[f"{prefix}.c"], c[f"{prefix}.d"]]])
+        if totals:
+            m = np.vstack([np.column_stack([m, m.sum(axis=1)]), np.append(m.sum(axis=0), m.sum())])
+        out[key] = m
+    return out
+
+
+@pytest.mark.parametrize("totals", [False, True])
+def test_dtcompair_tab_paired_gives_r_predictive_values(totals):
+    counts = ComparisonCounts.from_table(_paired1_matrices(totals))
+    assert counts.classifiers == ("test1", "test2") and counts.n_rows == PAIRED1["n"]
+    ref = PAIRED1["results"]
+    for compare, measure in ((compare_precision, "ppv"), (compare_npv, "npv")):
+        row = compare(counts, labels=[1]).table.iloc[0]
+        r = ref["pv.gs"][measure]
+        name = {"ppv": "precision", "npv": "npv"}[measure]
+        # DTComPair's test 1 is the reference.
+        assert row[f"{name}_reference"] == pytest.approx(r["test1"], rel=1e-12)
+        assert row[name] == pytest.approx(r["test2"], rel=1e-12)
+        assert row["gs_stat"] == pytest.approx(r["test.statistic"], rel=1e-9)
+        assert row["gs_pvalue"] == pytest.approx(r["p.value"], rel=1e-9)
+        assert row["wgs_stat"] == pytest.approx(ref["pv.wgs"][measure]["test.statistic"], rel=1e-9)
+    # The same as the comparison of the records themselves.
+    data = PAIRED1["data"]
+    expected = compare_precision(data["d"], {"test1": data["y1"], "test2": data["y2"]})
+    _assert_same(compare_precision(counts), expected)
+
+
+def test_dtcompair_testnames_and_bad_totals():
+    tables = {**_paired1_matrices(True), "testnames": ["y1", "y2"]}
+    assert ComparisonCounts.from_table(tables).classifiers == ("y1", "y2")
+    named = ComparisonCounts.from_table(tables, classifiers=["a", "b"])
+    assert named.classifiers == ("a", "b")
+    bad = _paired1_matrices(True)
+    bad["diseased"][2, 2] += 1
+    with pytest.raises(ValueError, match="'diseased' matrix is 3x3 but its last row"):
+        ComparisonCounts.from_table(bad)
+    with pytest.raises(ValueError, match=r"must be 2x2 .* got shape \(2, 3\)"):
+        ComparisonCounts.from_table({**bad, "diseased": np.ones((2, 3))})
+
+
+@pytest.mark.parametrize(
+    ("table", "match"),
+    [
+        (np.array([[[np.inf, 1.0], [1, 1]], [[1, 1], [1, 1]]]), "got inf"),
+        (np.array([[[1e20, 1.0], [1, 1]], [[1, 1], [1, 1]]]), "more than the 2..63 - 1"),
+        (np.full((2, 2, 2), 2**63, dtype=np.uint64), "more than the 2..63 - 1"),
+        (np.full((2, 2, 2), 2**61, dtype=np.int64), "would hold 18446744073709551616 rows"),
+        (np.zeros((0, 0, 0)), "got an empty table"),
+    ],
+)
+def test_table_counts_beyond_int64_are_refused(table, match):
+    with pytest.raises(ValueError, match=match):
+        ComparisonCounts.from_table(table)
+
+
+def test_merge_beyond_int64_is_refused_and_large_counts_are_exact():
+    base = np.array([[[50, 10], [5, 35]], [[3, 12], [7, 78]]])
+    big = ComparisonCounts.from_table(base * 2**54)
+    assert big.merge(big).n_rows == 400 * 2**54 < 2**63
+    with pytest.raises(ValueError, match="more than the 2..63 - 1"):
+        big.merge(big).merge(big)
+    # Beyond 2**53 rows: the same precisions as the small table, exactly.
+    small = compare_precision(ComparisonCounts.from_table(base)).table
+    large = _quiet(compare_precision, ComparisonCounts.from_table(base * 2**54)).table
+    for column in ("precision", "precision_reference"):
+        np.testing.assert_array_equal(large[column], small[column])
+    # The score statistic grows in proportion to the records.
+    np.testing.assert_allclose(large["gs_stat"] / 2**54, small["gs_stat"], rtol=1e-9)
+
+
+def test_failed_chunk_adds_no_class():
+    y, a, b = [0, 1, 1, 0], [0, 1, 0, 0], [1, 1, 1, 0]
+    counts = ComparisonCounts.from_arrays(y, {"a": a, "b": b})
+    with pytest.raises(ValueError, match=r"y_preds\['b'\] holds strings"):
+        counts.update([5, 6], {"a": [5, 6], "b": ["x", "y"]})
+    assert counts.classes.tolist() == [0, 1] and counts.n_rows == 4
+    _assert_same(_quiet(compare_precision, counts), _quiet(compare_precision, y, {"a": a, "b": b}))
+    # Clustered: a chunk whose record ids change type leaves nothing either.
+    counts = ComparisonCounts.from_arrays(y, {"a": a, "b": b}, groups=[1, 1, 2, 2])
+    with pytest.raises(ValueError, match="groups holds strings but an earlier chunk's groups"):
+        counts.update([7, 1], {"a": [7, 1], "b": [1, 1]}, groups=["u", "v"])
+    assert counts.classes.tolist() == [0, 1] and counts.n_records == 2
+    counts.update([7, 1], {"a": [7, 1], "b": [1, 1]}, groups=[3, 3])
+    expected = _quiet(compare_precision, [*y, 7, 1], {"a": [*a, 7, 1], "b": [*b, 1, 1]},
+                      groups=[1, 1, 2, 2, 3, 3])  # fmt: skip
+    _assert_same(_quiet(compare_precision, counts), expected)
+
+
+def test_merging_labels_of_another_type_names_both():
+    numbers = ComparisonCounts.from_arrays([0, 1], {"a": [0, 1], "b": [1, 1]})
+    strings = ComparisonCounts.from_arrays(["x"], {"a": ["x"], "b": ["y"]})
+    with pytest.raises(ValueError, match="the other counts' y_true holds strings but y_true"):
+        numbers.merge(strings)
+    assert numbers.classes.tolist() == [0, 1]
+
+
+def test_pandas_chunks_are_paired_as_compare_pairs_them():
+    y = pd.Series([0, 1, 1, 0])
+    a = pd.Series([0, 1, 0, 0], index=[3, 2, 1, 0])
+    b = pd.Series([1, 1, 1, 0])
+    with pytest.raises(ValueError, match="different indexes"):
+        compare_precision(y, {"a": a, "b": b})
+    counts = ComparisonCounts(["a", "b"])
+    with pytest.raises(ValueError, match=r"y_true and y_preds\['a'\] are pandas objects"):
+        counts.update(y, {"a": a, "b": b})
+    assert counts.n_rows == 0 and counts.classes.size == 0
+    # Chunks of a frame read in pieces keep their index: fine.
+    frame = pd.DataFrame({"y": y, "a": a.to_numpy(), "b": b})
+    for start in (0, 2):
+        part = frame.iloc[start : start + 2]
+        counts.update(part["y"], part[["a", "b"]])
+    expected = _quiet(compare_precision, frame["y"], frame[["a", "b"]])
+    _assert_same(_quiet(compare_precision, counts), expected)
+
+
+def test_late_classes_and_empty_chunks_match_scikit_learn():
+    rng = np.random.default_rng(4)
+    n = 900
+    y = np.sort(rng.integers(0, 5, n))  # class 4 only in the last chunk
+    a = np.where(rng.random(n) < 0.7, y, rng.integers(0, 4, n))
+    b = np.where(rng.random(n) < 0.6, y, rng.integers(0, 4, n))
+    counts = ComparisonCounts(["a", "b"])
+    for lo, hi in ((0, 0), (0, 300), (300, 300), (300, 600), (600, n)):
+        counts.update(y[lo:hi], {"a": a[lo:hi], "b": b[lo:hi]})
+        counts.update([], {"a": [], "b": []})
+    labels = np.arange(5)
+    table = counts.joint_table()
+    np.testing.assert_array_equal(table.sum(axis=2), confusion_matrix(y, a, labels=labels))
+    np.testing.assert_array_equal(table.sum(axis=1), confusion_matrix(y, b, labels=labels))
+    result = _quiet(compare_precision, counts, reference="a")
+    ref = _quiet(precision_score, y, a, average=None, labels=labels, zero_division=np.nan)
+    np.testing.assert_allclose(result.table["precision_reference"], ref, rtol=1e-12)
+    ref = _quiet(precision_score, y, b, average=None, labels=labels, zero_division=np.nan)
+    np.testing.assert_allclose(result.table["precision"], ref, rtol=1e-12)
+    _assert_same(result, _quiet(compare_precision, y, {"a": a, "b": b}))
+
+
+@pytest.mark.parametrize("layout", ["table", "agreement", "clustered"])
+def test_updates_after_a_comparison_leave_it_unchanged(layout):
+    rng = np.random.default_rng(5)
+    n, n_classes = 600, 300 if layout == "agreement" else 3
+    y = rng.integers(0, n_classes, n)
+    preds = {c: np.where(rng.random(n) < 0.7, y, rng.integers(0, n_classes, n)) for c in "abc"}
+    groups = rng.integers(0, 150, n) if layout == "clustered" else None
+    half = {k: v[:300] for k, v in preds.items()}
+    counts = ComparisonCounts.from_arrays(
+        y[:300], half, groups=None if groups is None else groups[:300]
+    )
+    result = _quiet(compare_precision, counts)
+    kept = pickle.loads(pickle.dumps(result))
+    before = kept.table.copy()
+    if layout != "agreement":
+        tested = _quiet(result.global_test, n_resamples=50, random_state=0)
+    rest = {k: v[300:] for k, v in preds.items()}
+    for _ in range(3):
+        counts.update(y[300:], rest, groups=None if groups is None else groups[300:])
+    pd.testing.assert_frame_equal(result.table, before)
+    if layout != "agreement":
+        again = _quiet(result.global_test, n_resamples=50, random_state=0)
+        np.testing.assert_array_equal(again.pvalue, tested.pvalue)
+        pd.testing.assert_frame_equal(
+            _quiet(result.at_prevalence, {0: 0.3}, random_state=0),
+            _quiet(kept.at_prevalence, {0: 0.3}, random_state=0),
+        )
+
+
+def test_pickled_counts_grow_independently():
+    rng = np.random.default_rng(6)
+    y = rng.integers(0, 3, 400)
+    a, b = (np.where(rng.random(400) < p, y, rng.integers(0, 3, 400)) for p in (0.8, 0.6))
+    groups = rng.integers(0, 100, 400)
+    counts = ComparisonCounts.from_arrays(
+        y[:200], {"a": a[:200], "b": b[:200]}, groups=groups[:200]
+    )
+    copy = pickle.loads(pickle.dumps(counts))
+    copy.update(y[200:], {"a": a[200:], "b": b[200:]}, groups=groups[200:])
+    assert counts.n_rows == 200 and copy.n_rows == 400
+    expected = _quiet(compare_accuracy, y, {"a": a, "b": b}, groups=groups)
+    _assert_same(_quiet(compare_accuracy, copy), expected)
+    got, ref = mcnemar_test(copy, "a", "b"), mcnemar_test(y, a, b, groups=groups)
+    assert (got.statistic, got.pvalue) == (ref.statistic, ref.pvalue)
