@@ -212,3 +212,9 @@ def test_export_tables_must_name_a_table(tables, names_data):
     for export in (result.to_markdown, result.to_latex):
         with pytest.raises(ValueError, match="tables must name one or more of"):
             export(tables=tables)
+
+
+@pytest.mark.parametrize("marks", [(0.05, 0.05), (0.01, 0.05), (0.05, 1.0), (0.05, np.nan)])
+def test_marks_must_be_strictly_decreasing_levels(result, marks):
+    with pytest.raises(ValueError, match="marks must be decreasing significance levels"):
+        result.to_markdown(marks=marks)

@@ -43,7 +43,8 @@ def _check_marks(marks: Sequence[float] | None) -> tuple[float, ...]:
         levels = tuple(float(m) for m in marks)
     except (TypeError, ValueError):
         levels = ()  # not a sequence of numbers: the message below says what is
-    if not levels or any(not 0 < m < 1 for m in levels) or list(levels) != sorted(levels)[::-1]:
+    decreasing = all(a > b for a, b in zip(levels[:-1], levels[1:], strict=True))
+    if not levels or any(not 0 < m < 1 for m in levels) or not decreasing:
         raise ValueError(
             "marks must be decreasing significance levels strictly between 0 and "
             f"1, e.g. (0.05, 0.01, 0.001), or None for no marks; got {marks!r}."
