@@ -97,3 +97,59 @@ def test_dask_input_errors(client):
     bad = da.from_array(np.where(np.arange(100) == 42, 0.5, preds["a"]), chunks=30)
     with pytest.raises(ValueError, match=r"y_preds\['a'\] has continuous values"):
         counts_from_dask(dy, {"a": bad, "b": da.from_array(preds["b"], chunks=30)})
+
+
+def test_unknown_chunk_sizes_equal_in_memory(client):
+    y, preds, groups = _data(n=2000, seed=2)
+    keep = np.arange(2000) % 7 != 3
+    mask = da.from_array(keep, chunks=300)
+    # A boolean mask leaves chunks of unknown size; the columns of a frame's
+    # .values too. The same mask: blocks pair up; other chunks: sizes computed.
+    dy = da.from_array(y, chunks=300)[mask]
+    dpreds = {k: da.from_array(v, chunks=300)[mask] for k, v in preds.items()}
+    dpreds["c"] = da.from_array(preds["c"], chunks=450)[da.from_array(keep, chunks=450)]
+    dgroups = da.from_array(groups, chunks=300)[mask]
+    assert np.isnan(dy.chunks[0][0])
+    kept = {k: v[keep] for k, v in preds.items()}
+    expected = _quiet(compare_precision, y[keep], kept, groups=groups[keep])
+    _assert_same(_quiet(compare_precision, dy, dpreds, groups=dgroups), expected)
+    frame = dd.from_pandas(pd.DataFrame({"y": y, **preds}), npartitions=4)
+    values = {k: frame[k].values for k in preds}
+    _assert_same(
+        _quiet(compare_recall, frame["y"].values, values), _quiet(compare_recall, y, preds)
+    )
+
+
+def test_frame_of_predictions_and_differently_partitioned_columns(client):
+    y, preds, groups = _data(n=1500, seed=3)
+    frame = pd.DataFrame({"y": y, **preds, "record": groups})
+    one = dd.from_pandas(frame, npartitions=4)
+    other = dd.from_pandas(frame, chunksize=200)  # other divisions, same index
+    assert one.divisions != other.divisions
+    expected = _quiet(compare_precision, frame["y"], frame[list(preds)], groups=frame["record"])
+    got = _quiet(compare_precision, one["y"], other[list(preds)], groups=one["record"])
+    _assert_same(got, expected)
+    # As with pandas Series, rows are paired by index: another index is an error.
+    moved = dd.from_pandas(frame.set_index(frame.index * 2), npartitions=4)
+    with pytest.raises(ValueError, match="different indexes"):
+        compare_precision(one["y"], {"a": moved["a"], "b": one["b"]})
+    inside = dd.from_pandas(frame.set_index(np.r_[0:1000, 1001:1500, 1499]), npartitions=3)
+    with pytest.raises(ValueError, match="different indexes"):
+        compare_precision(one["y"], {"a": inside["a"], "b": one["b"]})
+
+
+def test_column_vectors_and_in_memory_predictions_beside_dask(client):
+    y, preds, _ = _data(n=900, seed=4)
+    dy = da.from_array(y[:, None], chunks=(200, 1))
+    mixed = {"a": da.from_array(preds["a"], chunks=250), "b": preds["b"], "c": list(preds["c"])}
+    _assert_same(_quiet(compare_precision, dy, mixed), _quiet(compare_precision, y, preds))
+
+
+def test_errors_in_a_block_name_the_block_and_its_first_row(client):
+    y, preds, _ = _data(n=1000, seed=5)
+    bad = np.where(np.arange(1000) == 730, np.nan, preds["a"])
+    dpreds = {"a": da.from_array(bad, chunks=100), "b": da.from_array(preds["b"], chunks=100)}
+    with pytest.raises(ValueError, match=r"NaN at row 30.*block 7 of the Dask inputs, which st"):
+        compare_precision(da.from_array(y, chunks=100), dpreds)
+    with pytest.raises(ValueError, match="y_preds must hold at least two classifiers"):
+        compare_precision(da.from_array(y, chunks=100), {"a": dpreds["a"]})
