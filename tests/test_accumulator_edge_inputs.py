@@ -228,3 +228,28 @@ def test_pickled_counts_grow_independently():
     _assert_same(_quiet(compare_accuracy, copy), expected)
     got, ref = mcnemar_test(copy, "a", "b"), mcnemar_test(y, a, b, groups=groups)
     assert (got.statistic, got.pvalue) == (ref.statistic, ref.pvalue)
+
+
+@pytest.mark.parametrize("names", [(0, 1), (("rf", 1), ("rf", 2)), ("nb", "rf")])
+def test_classifier_names_are_kept_as_compare_keeps_them(names):
+    y, a, b = [0, 1, 1, 0, 1, 0, 1, 1], [0, 1, 0, 0, 1, 1, 1, 0], [1, 1, 1, 0, 0, 0, 1, 0]
+    preds = dict(zip(names, (a, b), strict=True))
+    counts = ComparisonCounts.from_arrays(y[:3], {k: v[:3] for k, v in preds.items()})
+    counts.update(y[3:], {k: v[3:] for k, v in reversed(preds.items())})
+    assert counts.classifiers == names
+    for compare in (compare_precision, compare_accuracy):
+        expected = _quiet(compare, y, preds, reference=names[1])
+        _assert_same(_quiet(compare, counts, reference=names[1]), expected)
+        assert _quiet(compare, counts).classifiers == names
+    got, ref = mcnemar_test(counts, *names), mcnemar_test(y, a, b)
+    assert (got.n_a_only, got.n_b_only, got.pvalue) == (ref.n_a_only, ref.n_b_only, ref.pvalue)
+
+
+def test_names_that_are_not_a_list_of_classifiers():
+    with pytest.raises(ValueError, match="got the string 'ab'"):
+        ComparisonCounts("ab")
+    with pytest.raises(ValueError, match="y_preds must hold at least two classifiers"):
+        ComparisonCounts.from_arrays([0, 1], {"a": [0, 1]})
+    # 1 and "1" are two classifiers, as in compare_*.
+    counts = ComparisonCounts.from_arrays([0, 1], {1: [0, 1], "1": [1, 1]})
+    assert counts.classifiers == (1, "1")

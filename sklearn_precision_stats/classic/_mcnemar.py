@@ -10,6 +10,7 @@ chi-square when every record has one row.
 
 import math
 import warnings
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -241,7 +242,8 @@ def _sums_from_counts(counts, y_pred_a, y_pred_b, groups):
             "already hold the record of each row (build them with groups=...)."
         )
     for name, value in (("y_pred_a", y_pred_a), ("y_pred_b", y_pred_b)):
-        known = value in counts.classifiers if isinstance(value, str) else False
+        # A name (arrays and lists are not hashable); names may be str, int, tuple.
+        known = isinstance(value, Hashable) and value in counts.classifiers
         if not known:
             raise ValueError(
                 f"{name} must name a classifier of the counts when y_true is a "

@@ -25,7 +25,12 @@ from typing import Any
 import numpy as np
 
 from .._typing import ArrayLike, Predictions
-from ..utils._validation import _as_label_array, _check_aligned_indexes, _prediction_pairs
+from ..utils._validation import (
+    _as_label_array,
+    _check_aligned_indexes,
+    _check_named,
+    _prediction_pairs,
+)
 from ._codes import EncodedPredictions
 from ._counts import (
     AgreementCounts,
@@ -80,15 +85,17 @@ class ComparisonCounts:
 
     Parameters
     ----------
-    classifiers : sequence of str
-        Classifier names, at least two, in the order the chunks give them.
+    classifiers : sequence of hashable
+        Classifier names (str, or e.g. int or tuple, as ``compare_*``
+        accepts them), at least two, in the order the chunks give them.
     clustered : bool, default=False
         True when rows carry record ids (``groups``) and a record may have
         several rows.
 
     Attributes
     ----------
-    classifiers : tuple of str
+    classifiers : tuple
+        The classifier names, as given (str, or e.g. int or tuple).
     classes : ndarray
         The labels seen, sorted.
     n_rows : int
@@ -127,6 +134,11 @@ class ComparisonCounts:
     _key_compact: Any
 
     def __init__(self, classifiers: Iterable[Hashable], *, clustered: bool = False) -> None:
+        if isinstance(classifiers, str):
+            raise ValueError(
+                f"classifiers must be a list of names, got the string {classifiers!r}; "
+                f"pass e.g. [{classifiers!r}, 'other']."
+            )
         names = list(classifiers)
         if len(names) < 2:
             raise ValueError(
@@ -135,7 +147,8 @@ class ComparisonCounts:
             )
         if len(set(names)) != len(names):
             raise ValueError(f"the classifier names must be unique, got {names}.")
-        self._names = tuple(str(n) if not isinstance(n, str) else n for n in names)
+        # Names as given (str, int, tuple), as compare_* reports them.
+        self._names = tuple(names)
         self._clustered = bool(clustered)
         self._labels = StreamingLabelEncoder()
         self._n_rows = 0
@@ -158,7 +171,10 @@ class ComparisonCounts:
         cls, y_true: ArrayLike, y_preds: Predictions, *, groups: ArrayLike | None = None
     ) -> ComparisonCounts:
         """Count one set of arrays (truth, predictions, optional record ids)."""
-        names = [name for name, _ in _named_arrays(y_preds)]
+        items = _check_named(
+            _named_arrays(y_preds), "y_preds", "add the predictions of a reference classifier"
+        )
+        names = [name for name, _ in items]
         return cls(names, clustered=groups is not None).update(y_true, y_preds, groups=groups)
 
     @classmethod
@@ -245,7 +261,7 @@ class ComparisonCounts:
         y_preds: Predictions,
         *,
         groups: ArrayLike | None = None,
-        names: Mapping[str, str] | None = None,
+        names: Mapping[Any, str] | None = None,
     ) -> ComparisonCounts:
         """Add a chunk of rows; returns self.
 
@@ -263,7 +279,7 @@ class ComparisonCounts:
         """
         items = _named_arrays(y_preds)
         chunk_names = [name for name, _ in items]
-        if sorted(map(str, chunk_names)) != sorted(self._names):
+        if len(chunk_names) != len(self._names) or set(chunk_names) != set(self._names):
             raise ValueError(
                 f"the chunk's classifiers {chunk_names} differ from the counts' "
                 f"{list(self._names)}; every chunk needs the same classifiers."
@@ -274,7 +290,7 @@ class ComparisonCounts:
                 "of counts of one row per record; create the counts with "
                 "ComparisonCounts.from_arrays(..., groups=...) for clustered rows."
             )
-        by_name = {str(name): arr for name, arr in items}
+        by_name = dict(items)
         arrays = [y_true] + [by_name[name] for name in self._names]
         # pandas chunks are paired by position, as compare_* pairs them.
         _check_aligned_indexes(
@@ -448,7 +464,7 @@ class ComparisonCounts:
         """Counts of both (e.g. of two parts of a file); a new object."""
         if not isinstance(other, ComparisonCounts):
             raise TypeError(f"can only merge ComparisonCounts, got {type(other).__name__}.")
-        if sorted(other._names) != sorted(self._names):
+        if set(other._names) != set(self._names):
             raise ValueError(
                 f"cannot merge counts of classifiers {list(other._names)} into counts of "
                 f"{list(self._names)}."
@@ -502,8 +518,8 @@ class ComparisonCounts:
 
     def reordered(self, classifiers: Sequence[str]) -> ComparisonCounts:
         """The same counts with the classifiers in the order of `classifiers`."""
-        names = [str(n) for n in classifiers]
-        if sorted(names) != sorted(self._names):
+        names = list(classifiers)
+        if len(names) != len(self._names) or set(names) != set(self._names):
             raise ValueError(f"classifiers must be a permutation of {list(self._names)}.")
         order = [self._names.index(name) for name in names]
         out = self.copy()
@@ -520,7 +536,7 @@ class ComparisonCounts:
 
     # ------------------------------------------------------------- reading
     @property
-    def classifiers(self) -> tuple[str, ...]:
+    def classifiers(self) -> tuple[Any, ...]:
         return self._names
 
     @property
@@ -611,7 +627,7 @@ class ComparisonCounts:
             self._labels.n_values,
         )
 
-    def mcnemar_sums(self, a: str, b: str) -> dict[str, Any]:
+    def mcnemar_sums(self, a: Hashable, b: Hashable) -> dict[str, Any]:
         """What McNemar's test of classifiers `a` and `b` needs.
 
         Returns
@@ -669,7 +685,7 @@ class ComparisonCounts:
         classes = self.classes.tolist()
         shown = ", ".join(map(str, classes[:10])) + (", ..." if len(classes) > 10 else "")
         header = {
-            "Classifiers": ", ".join(names),
+            "Classifiers": ", ".join(map(str, names)),
             "Classes": f"{len(classes)} ({shown})",
             "Rows per classifier": self._n_rows,
             "Records": f"{self.n_records} ("
@@ -682,7 +698,7 @@ class ComparisonCounts:
             for k, v in header.items()
         )
         right = "".join(
-            f"<tr><td>{html.escape(name)}</td><td>{n}</td>"
+            f"<tr><td>{html.escape(str(name))}</td><td>{n}</td>"
             f"<td>{n / self._n_rows if self._n_rows else float('nan'):.4g}</td></tr>"
             for name, n in zip(names, correct, strict=True)
         )
