@@ -17,6 +17,7 @@ from sklearn.metrics import average_precision_score, f1_score, precision_score
 from sklearn.model_selection import (
     GridSearchCV,
     KFold,
+    RepeatedStratifiedKFold,
     StratifiedKFold,
     cross_val_predict,
     cross_validate,
@@ -536,3 +537,53 @@ def test_scorer_refuses_misaligned_pandas_rows_before_a_pipeline_drops_the_index
     shuffled = y.sample(frac=1.0, random_state=0)
     with pytest.raises(ValueError, match="different indexes"):
         make_comparison_scorer(label="spam")(pipe, X, shuffled)
+
+
+class _Threshold(ClassifierMixin, BaseEstimator):
+    """Predicts class 1 above the midpoint of the class means of one column."""
+
+    def __init__(self, column=0):
+        self.column = column
+
+    def fit(self, X, y):
+        x = np.asarray(X)[:, self.column]
+        self.classes_ = np.unique(y)
+        self.threshold_ = (x[y == 0].mean() + x[y == 1].mean()) / 2
+        return self
+
+    def predict(self, X):
+        return (np.asarray(X)[:, self.column] > self.threshold_).astype(int)
+
+
+def _repeated_cv_rejections(shift_b, n_datasets, seed):
+    """GS rejection rates at 5% of the comparator and of an unclustered analysis."""
+    clustered, unclustered = [], []
+    for rep in range(n_datasets):
+        rng = np.random.default_rng([seed, rep])
+        y = rng.integers(0, 2, 200)
+        X = rng.normal(size=(200, 2)) + y[:, None] * np.array([1.0, shift_b])
+        comparator = CVPrecisionComparator(
+            {"a": _Threshold(0), "b": _Threshold(1)},
+            cv=RepeatedStratifiedKFold(n_splits=5, n_repeats=3, random_state=rep),
+        ).fit(X, y)
+        clustered.append(comparator.result_.table["gs_pvalue"].iloc[1] < 0.05)
+        rows = comparator.predictions_
+        a, b = (rows[rows["classifier"] == name] for name in ("a", "b"))
+        naive = compare_precision(
+            a["y_true"].to_numpy(), {"a": a["y_pred"].to_numpy(), "b": b["y_pred"].to_numpy()}
+        )
+        unclustered.append(naive.table["gs_pvalue"].iloc[1] < 0.05)
+    return np.mean(clustered), np.mean(unclustered)
+
+
+@pytest.mark.slow
+def test_repeated_cross_validation_keeps_its_size_by_clustering_records():
+    # Two columns of one distribution: equal precision of the two classifiers.
+    # Each record is tested three times; treated as independent rows its
+    # repeats understate the variance.
+    size, naive_size = _repeated_cv_rejections(1.0, 400, seed=0)
+    assert 0.01 <= size <= 0.08
+    assert naive_size >= 0.15
+    # Column b separates the classes less well: the power rises.
+    power, _ = _repeated_cv_rejections(0.4, 100, seed=1)
+    assert power >= 0.5
