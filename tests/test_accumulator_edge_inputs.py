@@ -253,3 +253,19 @@ def test_names_that_are_not_a_list_of_classifiers():
     # 1 and "1" are two classifiers, as in compare_*.
     counts = ComparisonCounts.from_arrays([0, 1], {1: [0, 1], "1": [1, 1]})
     assert counts.classifiers == (1, "1")
+
+
+def test_labels_of_no_row_are_not_reported():
+    # A categorical chunk's unused categories and a table's empty label.
+    names = np.array(["x", "y", "z", "w"])
+    y, a, b = [0, 1, 1, 0, 2, 2], [0, 1, 0, 0, 2, 1], [1, 1, 1, 0, 2, 2]
+    first = {k: pd.Categorical(names[v[:3]], categories=names) for k, v in (("a", a), ("b", b))}
+    counts = ComparisonCounts.from_arrays(pd.Categorical(names[y[:3]], categories=names), first)
+    counts.update(names[y[3:]], {"a": names[a[3:]], "b": names[b[3:]]})
+    expected = _quiet(compare_precision, names[y], {"a": names[a], "b": names[b]})
+    _assert_same(_quiet(compare_precision, counts), expected)
+    assert expected.classes.tolist() == ["x", "y", "z"]
+    table = np.zeros((3, 3, 3), dtype=int)
+    table[0, 0, 1], table[1, 1, 1], table[0, 0, 0], table[1, 1, 0] = 5, 7, 3, 4
+    result = _quiet(compare_precision, ComparisonCounts.from_table(table, labels=["p", "q", "r"]))
+    assert result.classes.tolist() == ["p", "q"]

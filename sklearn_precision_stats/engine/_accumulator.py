@@ -33,6 +33,7 @@ from ..utils._validation import (
 )
 from ._codes import EncodedPredictions
 from ._counts import (
+    TN,
     AgreementCounts,
     agreement_from_joint_table,
     agreement_from_pairs,
@@ -577,15 +578,17 @@ class ComparisonCounts:
         Returns
         -------
         categories : CategoryCounts
-            Per class (every label seen, sorted).
+            Per class (every label of :attr:`classes`, sorted).
         pooled : CategoryCounts
             The one pseudo-class of accuracy.
         present : ndarray of bool
-            True for every label seen (all of them, by construction).
+            True for the labels some row is of or is predicted as; False
+            for a label of no row (an unused category of a categorical
+            chunk, a table's label of empty cells), which a comparison of
+            the arrays would not report either.
         """
         n_values = self._labels.n_values
         order = self._labels.order
-        present = np.ones(n_values, dtype=bool)
         if self._clustered and self.n_records < self._n_rows:
             keys, x = self._keys()
             categories = categories_from_keys(
@@ -596,13 +599,16 @@ class ComparisonCounts:
                 key_record=keys >> _CLASS_BITS,
             ).take_classes(order)
             pooled = pooled_counts_clustered(self._record_rows, self._record_correct)
-            return categories, pooled, present
-        table = self.joint_table()
-        if table is not None:
-            agreement = agreement_from_joint_table(table, len(self._names))
         else:
-            agreement = _relabel_agreement(self._agreement, np.argsort(order), n_values)
-        return category_counts(agreement), category_counts(agreement.pooled()), present
+            table = self.joint_table()
+            if table is not None:
+                agreement = agreement_from_joint_table(table, len(self._names))
+            else:
+                agreement = _relabel_agreement(self._agreement, np.argsort(order), n_values)
+            categories, pooled = category_counts(agreement), category_counts(agreement.pooled())
+        # As compare_* finds them: some classifier has a TP, FN or FP.
+        present = categories.first[..., :TN].sum(axis=(-2, -1)) > 0
+        return categories, pooled, present
 
     def stored_records(self) -> StoredRecords | None:
         """The records in the compact form a comparison keeps (labels sorted).
