@@ -587,3 +587,38 @@ def test_repeated_cross_validation_keeps_its_size_by_clustering_records():
     # Column b separates the classes less well: the power rises.
     power, _ = _repeated_cv_rejections(0.4, 100, seed=1)
     assert power >= 0.5
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        # A GEE measure would silently become the delta method's Wald test.
+        ({"label": 1, "beta": 2}, r"'precision' takes no parameter \['beta'\]"),
+        ({"metric": "f1", "label": 1, "recal": 0.9}, r"'f1' takes no parameter \['recal'\]"),
+        ({"metric": "roc_auc", "beta": 2}, r"\['method', 'n_resamples', 'random_state'\]"),
+        ({"metric": "average_precision", "reference": "a"}, r"no parameter \['reference'\]"),
+        ({"metric": "fbeta", "label": 1}, "needs beta"),
+        ({"metric": "f1", "pos_label": 1}, r"no parameter \['pos_label'\]"),
+    ],
+)
+def test_scorer_refuses_metric_parameters_at_once(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        make_comparison_scorer(**kwargs)
+
+
+@pytest.mark.parametrize("cls", [PairedPrecisionComparator, CVPrecisionComparator])
+def test_compare_scores_names_the_parameters_a_measure_takes(data, cls):
+    X, y = data
+    comparator = cls(
+        _estimators(), **({"store_scores": True} if cls is CVPrecisionComparator else {})
+    )
+    comparator.fit(X, y)
+    args = (X, y) if cls is PairedPrecisionComparator else ()
+    with pytest.raises(ValueError, match=r"'precision_at_recall' takes no parameter \['recal'\]"):
+        comparator.compare_scores(*args, metric="precision_at_recall", recal=0.8)
+
+
+@pytest.mark.parametrize("label", [[1], np.array([1, 2]), {1}])
+def test_scorer_label_must_be_one_class(label):
+    with pytest.raises(ValueError, match="label must be one class label"):
+        make_comparison_scorer(label=label)

@@ -47,6 +47,37 @@ AVERAGES = ("binary", "micro", "macro", "weighted", "samples")
 SCORE_METRICS = ("average_precision", "precision_at_recall", "recall_at_precision", "roc_auc")
 
 
+# The arguments of the threshold-free functions that the comparators set
+# themselves; the others may be given as metric parameters.
+_SET_BY_COMPARATOR = frozenset(
+    ["y_true", "y_scores", "reference", "groups", "labels", "average", "confidence_level"]
+)
+
+
+def _check_metric_params(metric: str, average: str | None, metric_params: dict[str, Any]) -> None:
+    """A ValueError for a parameter the measure does not take, naming those it takes.
+
+    The rule of :func:`compare_metric` for the measures of predicted labels,
+    the signature of the threshold-free function for the others.
+    """
+    if metric in SCORE_METRICS:
+        from .. import threshold_free
+
+        function = getattr(threshold_free, f"compare_{metric}")
+        allowed = set(inspect.signature(function).parameters) - _SET_BY_COMPARATOR
+    else:
+        allowed = {"fbeta": {"beta"}, "cohen_kappa": {"weights"}}.get(metric, set())
+        if average == "binary":
+            allowed = allowed | {"pos_label"}
+    unknown = sorted(set(metric_params) - allowed)
+    if unknown:
+        with_average = "" if average is None else f" with average={average!r}"
+        raise ValueError(
+            f"metric={metric!r}{with_average} takes no parameter {unknown}; its "
+            f"parameters are {sorted(allowed) or 'none'}."
+        )
+
+
 def _is_gee(metric: str, average: str | None, metric_params: dict[str, Any]) -> bool:
     """Whether the comparison is the GEE one of compare_precision and its siblings."""
     return metric in METRICS and average is None and not metric_params
@@ -398,6 +429,7 @@ class _BaseComparator(MetaEstimatorMixin, BaseEstimator):
 
         if metric not in SCORE_METRICS:
             raise ValueError(f"metric must be one of {list(SCORE_METRICS)}, got {metric!r}.")
+        _check_metric_params(metric, average, metric_params)
         function = getattr(threshold_free, f"compare_{metric}")
         level = self._level(confidence_level)
         names = self._ordered_names(list(y_scores))

@@ -13,7 +13,13 @@ from ..exceptions import UndefinedStatisticWarning
 from ..metrics._definitions import WHOLE_MATRIX
 from ..utils._validation import _check_aligned_indexes
 from ._cv_comparator import CVPrecisionComparator
-from ._paired_comparator import AVERAGES, MEASURES, SCORE_METRICS, _is_gee
+from ._paired_comparator import (
+    AVERAGES,
+    MEASURES,
+    SCORE_METRICS,
+    _check_metric_params,
+    _is_gee,
+)
 
 __all__ = ["make_comparison_scorer"]
 
@@ -398,11 +404,22 @@ def make_comparison_scorer(
     >>> bool((scores["test_neg_p"] <= 0).all())
     True
     """
-    gee = _is_gee(metric, average, metric_params)
     if metric not in MEASURES + SCORE_METRICS:
         raise ValueError(f"metric must be one of {list(MEASURES + SCORE_METRICS)}, got {metric!r}.")
     if average is not None and average not in AVERAGES:
         raise ValueError(f"average must be one of {list(AVERAGES)} or None, got {average!r}.")
+    if not isinstance(label, Hashable):
+        raise ValueError(
+            f"label must be one class label (e.g. 1 or 'spam'), got a "
+            f"{type(label).__name__}; a scorer scores one class: make one scorer per "
+            "class, in a scoring dict."
+        )
+    # At once, not in every split of a grid search; a parameter a GEE measure
+    # does not take would otherwise turn it into compare_metric's.
+    _check_metric_params(metric, average, metric_params)
+    if metric == "fbeta" and "beta" not in metric_params:
+        raise ValueError("metric='fbeta' needs beta, e.g. make_comparison_scorer(..., beta=2).")
+    gee = _is_gee(metric, average, metric_params)
     if output not in _OUTPUTS:
         raise ValueError(f"output must be one of {list(_OUTPUTS)}, got {output!r}.")
     if gee:
