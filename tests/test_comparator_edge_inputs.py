@@ -622,3 +622,23 @@ def test_compare_scores_names_the_parameters_a_measure_takes(data, cls):
 def test_scorer_label_must_be_one_class(label):
     with pytest.raises(ValueError, match="label must be one class label"):
         make_comparison_scorer(label=label)
+
+
+def test_fitted_comparators_pickle_and_compare_the_same(data):
+    import pickle
+
+    X, y = data
+    cv = CVPrecisionComparator(_estimators(), cv=3, store_scores=True).fit(X, y)
+    paired = PairedPrecisionComparator(_estimators()).fit(X, y)
+    cv_back, paired_back = pickle.loads(pickle.dumps((cv, paired)))
+    pd.testing.assert_frame_equal(cv_back.result_.table, cv.result_.table)
+    pd.testing.assert_frame_equal(cv_back.predictions_, cv.predictions_)
+    pd.testing.assert_frame_equal(
+        cv_back.compare("f1", average="macro").table, cv.compare("f1", average="macro").table
+    )
+    pd.testing.assert_frame_equal(
+        cv_back.compare_scores("roc_auc").table, cv.compare_scores("roc_auc").table
+    )
+    pd.testing.assert_frame_equal(paired_back.compare(X, y).table, paired.compare(X, y).table)
+    assert repr(cv_back) == repr(cv)
+    assert cv_back.result_.summary().as_text() == cv.result_.summary().as_text()
