@@ -56,6 +56,13 @@ def _check_prevalence(prevalence, n_classes):
     """Class probabilities of shape (n_classes,)."""
     if prevalence is None:
         return np.full(n_classes, 1.0 / n_classes)
+    if isinstance(prevalence, str) or (
+        np.ndim(prevalence) == 0 and not isinstance(prevalence, numbers.Real)
+    ):
+        raise ValueError(
+            f"prevalence must be a number, an array of one probability per class or None, "
+            f"got {prevalence!r} of type {type(prevalence).__name__}."
+        )
     if np.ndim(prevalence) == 0:
         if n_classes != 2:
             raise ValueError(
@@ -70,7 +77,7 @@ def _check_prevalence(prevalence, n_classes):
                 f"class 1), got {prevalence!r}."
             )
         return np.array([1.0 - p, p])
-    pi = np.asarray(prevalence, dtype=float)
+    pi = _as_floats(prevalence, "prevalence")
     if pi.shape != (n_classes,):
         raise ValueError(
             f"prevalence must have one entry per class, shape ({n_classes},), got shape {pi.shape}."
@@ -82,9 +89,23 @@ def _check_prevalence(prevalence, n_classes):
     return pi / pi.sum()
 
 
+def _as_floats(values, name):
+    """`values` as a float array, or a ValueError naming the argument."""
+    try:
+        out = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        out = None
+    if out is None or isinstance(values, str):
+        raise ValueError(
+            f"{name} must hold numbers (probabilities), got {type(values).__name__} "
+            f"{str(values)[:80]}."
+        )
+    return out
+
+
 def _check_precision(precision, n_classes):
     """Precisions of shape (2, n_classes): classifier 1 then classifier 2."""
-    prec = np.asarray(precision, dtype=float)
+    prec = _as_floats(precision, "precision")
     if prec.shape == (2,):
         prec = np.repeat(prec[:, None], n_classes, axis=1)
     if prec.shape != (2, n_classes):
@@ -451,7 +472,7 @@ def rejection_rates(
     pi = _check_prevalence(prevalence, K)
     sizes = _as_settings(n_samples, "n_samples", lambda n: _check_integer(n, "n_samples", 1))
     correlations = _as_settings(correlation, "correlation", _check_correlation)
-    prec = np.asarray(precision, dtype=float)
+    prec = _as_floats(precision, "precision")
     # One pair (2,) or per-class (2, K) would be ambiguous with a list of
     # two pairs, so a single setting is only the 1-D form.
     settings = [prec] if prec.ndim == 1 else list(prec)

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
+from sklearn.metrics import precision_score
 from statsmodels.stats.proportion import proportions_ztest
 
 from sklearn_precision_stats import compare_precision
@@ -389,3 +390,66 @@ def test_size_band_is_justified():
     se = np.sqrt(0.05 * 0.95 / 4000)
     assert SIZE_BAND[0] < 0.05 - 3 * se and SIZE_BAND[1] > 0.05 + 3 * se
     assert stats.binom.cdf(SIZE_BAND[0] * 4000, 4000, 0.05) < 0.001
+
+
+# --- inputs of the wrong type, random_state, multiclass draws ----------------
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"precision": ("high", 0.8)}, "precision must hold numbers"),
+        ({"precision": "0.8"}, "precision must hold numbers"),
+        ({"prevalence": "0.3"}, "prevalence must be a number, an array"),
+        ({"prevalence": ["a", "b"]}, "prevalence must hold numbers"),
+        ({"prevalence": object()}, "prevalence must be a number, an array"),
+    ],
+)
+def test_generator_and_rates_name_an_argument_of_the_wrong_type(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        make_paired_predictions(100, **kwargs)
+    with pytest.raises(ValueError, match=match):
+        rejection_rates(**{"n_samples": 100, "precision": (0.8, 0.8), **kwargs})
+
+
+def test_random_state_forms_and_the_callers_generators():
+    reference = make_paired_predictions(300, random_state=7)
+    # An int leaves NumPy's global state alone.
+    state = np.random.get_state()[1].copy()  # noqa: NPY002 (the global state itself)
+    make_paired_predictions(300, random_state=7)
+    rejection_rates(n_samples=50, precision=(0.8, 0.8), n_simulations=5, random_state=7)
+    np.testing.assert_array_equal(np.random.get_state()[1], state)  # noqa: NPY002
+    # A Generator is used as it is: its draws continue, as scikit-learn's do.
+    rng = np.random.default_rng(7)
+    drawn = make_paired_predictions(300, random_state=rng)
+    for x, z in zip(drawn, reference, strict=True):
+        np.testing.assert_array_equal(x, z)
+    assert not np.array_equal(make_paired_predictions(300, random_state=rng)[0], reference[0])
+    # A RandomState repeats its runs.
+    first = make_paired_predictions(300, random_state=np.random.RandomState(3))
+    again = make_paired_predictions(300, random_state=np.random.RandomState(3))
+    np.testing.assert_array_equal(first[1], again[1])
+    for bad in (-1, 1.5, "0", True):
+        with pytest.raises(ValueError, match="random_state must be"):
+            make_paired_predictions(10, random_state=bad)
+
+
+def test_generated_multiclass_correlation_and_precision_per_class():
+    n, rho = 300_000, 0.35
+    precision = [[0.8, 0.7, 0.75], [0.75, 0.6, 0.55]]
+    prevalence = [0.5, 0.3, 0.2]
+    y, a, b = make_paired_predictions(
+        n, precision=precision, prevalence=prevalence, correlation=rho, n_classes=3,
+        random_state=2,
+    )  # fmt: skip
+    for pred, targets in ((a, precision[0]), (b, precision[1])):
+        got = precision_score(y, pred, average=None)
+        m = np.bincount(pred, minlength=3)
+        se = np.sqrt(np.multiply(targets, np.subtract(1, targets)) / m)
+        assert np.all(np.abs(got - targets) < 4 * se)
+    for k in range(3):
+        within = y == k
+        r = np.corrcoef(a[within] == k, b[within] == k)[0, 1]
+        assert abs(r - rho) < 4 * (1 - rho**2) / np.sqrt(within.sum())
+    se = np.sqrt(np.multiply(prevalence, np.subtract(1, prevalence)) / n)
+    assert np.all(np.abs(np.bincount(y) / n - prevalence) < 4 * se)
