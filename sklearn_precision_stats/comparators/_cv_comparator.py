@@ -141,7 +141,10 @@ class CVPrecisionComparator(_BaseComparator):
         With ``store_scores=True``: each classifier's out-of-fold scores,
         shape ``(n_rows,)`` for two classes (the second class's) or
         ``(n_rows, n_classes)`` (columns in the order of `classes_`), rows
-        aligned with that classifier's rows of `predictions_`.
+        aligned with that classifier's rows of `predictions_`. A class
+        missing from a split's training records scores 0 there (the lowest
+        float for a ``decision_function``), as in
+        :func:`~sklearn.model_selection.cross_val_predict`.
     n_splits_ : int
         Number of splits of `cv`.
     classes_ : ndarray
