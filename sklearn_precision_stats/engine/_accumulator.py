@@ -163,6 +163,7 @@ class ComparisonCounts:
         self._record_correct = np.zeros((0, len(names)), dtype=np.int64)
         self._key_parts = []  # (keys int64, x int64 of shape (n, C, 3))
         self._key_compact = 0
+        self._key_pending = 0  # entries in _key_parts, kept as a sum (one add per chunk)
         # Rows where classifiers c and d are both right (diagonal: c right).
         self._both_correct = np.zeros((len(names), len(names)), dtype=np.int64)
 
@@ -423,10 +424,10 @@ class ComparisonCounts:
                     self._both_correct[d, c] += both
         keys, x = _keyed_category_sums(y, preds, record, n_records, self._labels.n_values)
         self._key_parts.append((keys, x))
-        pending = sum(k.shape[0] for k, _ in self._key_parts)
+        self._key_pending += keys.shape[0]
         # Combine duplicate (record, class) entries once they double the
         # compacted size: memory stays in proportion to the records.
-        if pending > 2 * max(self._key_compact, 1 << 16):
+        if self._key_pending > 2 * max(self._key_compact, 1 << 16):
             self._compact()
 
     def _compact(self):
@@ -454,7 +455,7 @@ class ComparisonCounts:
                 keys = np.concatenate([keys[~shared], grouped_keys])
                 x = np.concatenate([x[~shared], grouped_x])
             self._key_parts = [(keys, x)]
-        self._key_compact = sum(k.shape[0] for k, _ in self._key_parts)
+        self._key_compact = self._key_pending = sum(k.shape[0] for k, _ in self._key_parts)
 
     def _keys(self):
         """Every (record, class) key once, and its TP, FN, FP per classifier."""
