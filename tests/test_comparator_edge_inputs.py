@@ -642,3 +642,20 @@ def test_fitted_comparators_pickle_and_compare_the_same(data):
     pd.testing.assert_frame_equal(paired_back.compare(X, y).table, paired.compare(X, y).table)
     assert repr(cv_back) == repr(cv)
     assert cv_back.result_.summary().as_text() == cv.result_.summary().as_text()
+
+
+@pytest.mark.parametrize("cls", [PairedPrecisionComparator, CVPrecisionComparator])
+def test_pandas_sample_weight_must_align_with_x(data, cls):
+    X, y = data
+    frame = pd.DataFrame(X, index=np.arange(X.shape[0]) + 100)
+    weights = pd.Series(np.linspace(0.5, 2.0, X.shape[0]), index=frame.index)
+    comparator = cls(_estimators())
+    with pytest.raises(ValueError, match="X and sample_weight are pandas objects"):
+        comparator.fit(frame, y, sample_weight=weights.sort_values(ascending=False))
+    comparator.fit(frame, y, sample_weight=weights)
+    comparator.fit(frame, y, sample_weight=weights.to_numpy()[::-1])  # an array: by position
+    # A sparse X has no index to align with.
+    from scipy import sparse
+
+    sparse_members = {"tree": DecisionTreeClassifier(max_depth=2), "lr": LogisticRegression()}
+    cls(sparse_members).fit(sparse.csr_matrix(X), y, sample_weight=weights)

@@ -29,7 +29,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import StrOptions, _check_method_params, _num_samples
 from ..utils._validation import _as_label_array, _check_aligned_indexes
-from ._paired_comparator import _BaseComparator, _check_training_labels, _kept, _scores
+from ._paired_comparator import (
+    _BaseComparator,
+    _check_training_labels,
+    _kept,
+    _row_aligned,
+    _scores,
+)
 
 __all__ = ["CVPrecisionComparator"]
 
@@ -279,7 +285,7 @@ class CVPrecisionComparator(_BaseComparator):
         self : CVPrecisionComparator
             Fitted, with `result_`, `predictions_` and `cv_results_`.
         """
-        _check_aligned_indexes(X=X, y=y, groups=groups)
+        _check_aligned_indexes(X=X, y=y, groups=groups, **_row_aligned(fit_params, X))
         self._validate_params()
         if isinstance(self.error_score, bool):
             # bool is a number to Python, but True is no score.

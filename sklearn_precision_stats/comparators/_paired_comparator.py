@@ -30,6 +30,7 @@ from ..utils._sklearn_compat import (
     StrOptions,
     _get_feature_names,
     _num_features,
+    _num_samples,
     validate_parameter_constraints,
 )
 from ..utils._validation import _as_label_array, _check_aligned_indexes, _named_items
@@ -620,6 +621,23 @@ def _scores(estimator: Any, X: Any, classes: np.ndarray, name: str) -> np.ndarra
     return scores[:, 1] if classes.shape[0] == 2 else scores
 
 
+def _row_aligned(fit_params: dict[str, Any], X: Any) -> dict[str, Any]:
+    """The pandas fit parameters of one value per row of X, by name.
+
+    Such parameters (sample_weight as a Series, ...) are read by position,
+    as scikit-learn reads them, so their index must match X's like y's.
+    """
+    try:
+        n_rows = _num_samples(X)
+    except TypeError:
+        return {}
+    return {
+        name: value
+        for name, value in fit_params.items()
+        if isinstance(value, (pd.Series, pd.DataFrame)) and len(value) == n_rows
+    }
+
+
 def _check_training_labels(y: Any, owner: str) -> np.ndarray:
     """The training labels as a 1-D array, or a ValueError that says what is wrong."""
     if y is None:
@@ -761,7 +779,7 @@ class PairedPrecisionComparator(_BaseComparator):
         self : PairedPrecisionComparator
             The fitted comparator.
         """
-        _check_aligned_indexes(X=X, y=y)
+        _check_aligned_indexes(X=X, y=y, **_row_aligned(fit_params, X))
         self._validate_params()
         items = self._named_estimators()
         # One clear error for missing or multi-column labels, rather than
