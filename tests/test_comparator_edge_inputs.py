@@ -659,3 +659,34 @@ def test_pandas_sample_weight_must_align_with_x(data, cls):
 
     sparse_members = {"tree": DecisionTreeClassifier(max_depth=2), "lr": LogisticRegression()}
     cls(sparse_members).fit(sparse.csr_matrix(X), y, sample_weight=weights)
+
+
+@pytest.mark.parametrize(
+    "metric, function, params",
+    [
+        ("average_precision", "compare_average_precision", {}),
+        ("roc_auc", "compare_roc_auc", {}),
+        ("precision_at_recall", "compare_precision_at_recall", {"recall": 0.8}),
+        ("recall_at_precision", "compare_recall_at_precision", {"precision": 0.9}),
+    ],
+)
+def test_cv_compare_scores_of_string_labels_and_decision_function(metric, function, params):
+    import sklearn_precision_stats
+
+    X, y = _binary_frame()
+    svc = make_pipeline(StandardScaler(), LinearSVC())
+    comparator = CVPrecisionComparator(
+        {"nb": GaussianNB(), "svc": svc}, cv=4, store_scores=True
+    ).fit(X, y)
+    cv = StratifiedKFold(4)
+    # "spam" sorts after "ham": the scores are those of "spam".
+    scores = {
+        "nb": cross_val_predict(GaussianNB(), X, y, cv=cv, method="predict_proba")[:, 1],
+        "svc": cross_val_predict(svc, X, y, cv=cv, method="decision_function"),
+    }
+    got = comparator.compare_scores(metric, n_resamples=200, random_state=0, **params)
+    expected = getattr(sklearn_precision_stats, function)(
+        y.to_numpy(), scores, n_resamples=200, random_state=0, **params
+    )
+    assert got.table["class"].tolist() == ["spam"]
+    pd.testing.assert_frame_equal(got.table, expected.table)
