@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 from sklearn.metrics import confusion_matrix, precision_score
 
 from sklearn_precision_stats import (
@@ -269,3 +270,16 @@ def test_labels_of_no_row_are_not_reported():
     table[0, 0, 1], table[1, 1, 1], table[0, 0, 0], table[1, 1, 0] = 5, 7, 3, 4
     result = _quiet(compare_precision, ComparisonCounts.from_table(table, labels=["p", "q", "r"]))
     assert result.classes.tolist() == ["p", "q"]
+
+
+def test_mcnemar_of_counts_beyond_2_53_rows_is_exact():
+    # Discordant pairs are differences of sums of 2**54 rows: float sums
+    # would lose them. Test 1 alone right in 3 rows, test 2 alone in 1.
+    big = 2**53 + 1
+    table = np.array([[[big, 2], [1, 5]], [[1, 0], [1, big]]], dtype=np.int64)
+    counts = ComparisonCounts.from_table(table)
+    result = mcnemar_test(counts, "test1", "test2")
+    assert (result.n_a_only, result.n_b_only) == (3, 1)
+    assert result.pvalue == pytest.approx(stats.binomtest(1, 4).pvalue, rel=1e-12)
+    sums = counts.mcnemar_sums("test2", "test1")
+    assert (sums["correct_a"], sums["correct_b"]) == (2 * big + 1, 2 * big + 3)

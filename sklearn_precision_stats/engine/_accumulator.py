@@ -652,12 +652,17 @@ class ComparisonCounts:
         i, j = self._names.index(a), self._names.index(b)
         if self._clustered:
             both_correct = self._both_correct
+            both = int(both_correct[i, j])
+            correct_a, correct_b = int(both_correct[i, i]), int(both_correct[j, j])
+        elif self._table is not None:
+            # From the int64 table: exact beyond 2**53 rows, where the
+            # discordant counts, differences of large sums, would vanish.
+            both, correct_a, correct_b = _correct_of_pair(self._table, i, j)
         else:
-            # One row per record: from the agreement counts, summed over classes.
-            agreement = self._agreement if self._table is None else self._table_agreement()
-            both_correct = np.asarray(agreement.truth_pred_pred).sum(axis=0)
-        both = int(both_correct[i, j])
-        correct_a, correct_b = int(both_correct[i, i]), int(both_correct[j, j])
+            # Many classes: from the agreement counts, summed over classes.
+            both_correct = np.asarray(self._agreement.truth_pred_pred).sum(axis=0)
+            both = int(both_correct[i, j])
+            correct_a, correct_b = int(both_correct[i, i]), int(both_correct[j, j])
         out = {
             "n_a_only": correct_a - both,
             "n_b_only": correct_b - both,
@@ -855,6 +860,22 @@ def _reorder_agreement(agreement, order):
         np.asarray(pp)[:, order][:, :, order],
         np.asarray(tpp)[:, order][:, :, order],
     )
+
+
+def _correct_of_pair(table, i, j):
+    """Rows both classifiers `i` and `j` get right, and each one, from a joint table."""
+    n_axes = table.ndim
+    # (truth, prediction of i, prediction of j), the other classifiers summed out.
+    others = tuple(ax for ax in range(1, n_axes) if ax not in (i + 1, j + 1))
+    pair = table.sum(axis=others, dtype=np.int64)
+    k = np.arange(table.shape[0])
+    if i == j:
+        correct = int(pair[k, k].sum())
+        return correct, correct, correct
+    if i > j:  # summing keeps the axes in order: the (truth, j, i) table
+        pair = pair.transpose(0, 2, 1)
+    both = int(pair[k, k, k].sum())
+    return both, int(pair[k, k, :].sum()), int(pair[k, :, k].sum())
 
 
 def _empty_keys(n_clf):
