@@ -283,3 +283,13 @@ def test_mcnemar_of_counts_beyond_2_53_rows_is_exact():
     assert result.pvalue == pytest.approx(stats.binomtest(1, 4).pvalue, rel=1e-12)
     sums = counts.mcnemar_sums("test2", "test1")
     assert (sums["correct_a"], sums["correct_b"]) == (2 * big + 1, 2 * big + 3)
+
+
+def test_options_of_the_wrong_type():
+    with pytest.raises(ValueError, match="clustered must be True or False, got 'no'"):
+        ComparisonCounts(["a", "b"], clustered="no")
+    counts = ComparisonCounts(["a", "b"], clustered=np.bool_(False))
+    with pytest.raises(ValueError, match="names must be a dict"):
+        counts.update([0, 1], {"a": [0, 1], "b": [1, 1]}, names=["truth"])
+    with pytest.raises(ValueError, match="column 'nb' contains NaN at row 1"):
+        counts.update([0, 1], {"a": [0, 1], "b": [1, np.nan]}, names={"b": "column 'nb'"})

@@ -150,6 +150,11 @@ class ComparisonCounts:
             raise ValueError(f"the classifier names must be unique, got {names}.")
         # Names as given (str, int, tuple), as compare_* reports them.
         self._names = tuple(names)
+        if not isinstance(clustered, (bool, np.bool_)):
+            raise ValueError(
+                f"clustered must be True or False, got {clustered!r} of type "
+                f"{type(clustered).__name__}."
+            )
         self._clustered = bool(clustered)
         self._labels = StreamingLabelEncoder()
         self._n_rows = 0
@@ -279,6 +284,11 @@ class ComparisonCounts:
             What to call ``"y_true"``, ``"groups"`` and each classifier's
             predictions in error messages (e.g. a file's column names).
         """
+        if names is not None and not isinstance(names, Mapping):
+            raise ValueError(
+                "names must be a dict mapping 'y_true', 'groups' or a classifier to the "
+                f"name to use in messages, got a {type(names).__name__}."
+            )
         items = _named_arrays(y_preds)
         chunk_names = [name for name, _ in items]
         if len(chunk_names) != len(self._names) or set(chunk_names) != set(self._names):
