@@ -612,8 +612,8 @@ class MetricComparison(_FrozenComparison):
         """The tables of :meth:`summary` as LaTeX ``tabular`` environments.
 
         Rounded as printed by :meth:`summary`, with significance marks on
-        the p-values; written by pandas' Styler (needs jinja2, the
-        ``export`` extra) with booktabs rules.
+        the p-values; written by pandas' Styler (jinja2, a dependency) with
+        booktabs rules.
 
         Parameters
         ----------
@@ -654,7 +654,7 @@ class MetricComparison(_FrozenComparison):
     ) -> str:
         """The tables of :meth:`summary` as Markdown pipe tables.
 
-        Needs tabulate (the ``export`` extra); a legend of the marks
+        Written with tabulate (a dependency); a legend of the marks
         follows the tables.
 
         Parameters

@@ -424,10 +424,14 @@ class PairedComparison(_FrozenComparison):
     def to_latex(self, **kwargs: Any) -> str:
         """The tables of :meth:`summary` as LaTeX, for a paper.
 
-        Significance marks and intervals as :meth:`summary` prints them;
-        needs jinja2 (the ``export`` extra). Keyword arguments are those of
-        :func:`sklearn_precision_stats.results._export.to_latex`: ``tables``,
-        ``digits``, ``confidence_level``, ``marks``, ``caption``, ``label``.
+        Significance marks and intervals as :meth:`summary` prints them,
+        written by pandas' Styler (jinja2, a dependency). Keyword arguments:
+        ``tables`` (``"tests"``, ``"effects"``, ``"omnibus"`` or a list of
+        them; all when None), ``digits`` (default 4), ``confidence_level``
+        (the comparison's when None), ``marks`` (default ``(0.05, 0.01,
+        0.001)``; None for no marks), ``caption`` and ``label`` (a caption
+        or label wraps each table in a ``table`` environment labelled
+        ``<label>-<table>``; LaTeX's special characters are escaped).
 
         Returns
         -------
@@ -440,8 +444,9 @@ class PairedComparison(_FrozenComparison):
     def to_markdown(self, **kwargs: Any) -> str:
         """The tables of :meth:`summary` as Markdown pipe tables.
 
-        Needs tabulate (the ``export`` extra); keyword arguments as for
-        :meth:`to_latex` (without ``caption`` and ``label``).
+        Written by :meth:`pandas.DataFrame.to_markdown` (tabulate, a
+        dependency); keyword arguments as for :meth:`to_latex` (without
+        ``caption`` and ``label``).
 
         Returns
         -------
