@@ -304,9 +304,12 @@ def diagnostic_accuracy(
     Warns
     -----
     UndefinedStatisticWarning
-        When a measure has a zero denominator (a class never occurs, or is
-        never predicted), a likelihood ratio is infinite or zero, or (with
-        the paper convention) a Wald or logit interval degenerates.
+        Once per call, naming every undefined value: a measure with a zero
+        denominator (a class never occurs, or is never predicted), a
+        likelihood ratio that is infinite or zero, or (with the paper
+        convention) a Wald or logit interval that degenerates, or the
+        interval of a likelihood ratio of 1 by construction (a class
+        predicted for every record, or for none).
 
     References
     ----------
