@@ -753,7 +753,10 @@ class PairedComparison(_FrozenComparison):
             with zero variance). For NPV the same with the predictions "not
             the class": a classifier that always predicts the class, no
             false or no true negatives, or one that never predicts it. Every
-            interval is NaN when the records form a single cluster.
+            interval is NaN when the records form a single cluster, and a
+            bootstrap interval whose draws never vary (the ratio of identical
+            classifiers, a precision of 1 in every resample) is NaN. One
+            warning per call names every such value.
 
         Notes
         -----
