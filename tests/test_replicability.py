@@ -15,6 +15,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from sklearn_precision_stats import (
     ReplicabilityResult,
+    UndefinedStatisticWarning,
     compare_precision,
     replicability,
     replicability_score,
@@ -192,17 +193,18 @@ def test_rp_outcome_is_ci_excluding_one(cancer):
 def test_undefined_experiments_are_counted_not_scored(cancer):
     X, y = cancer
     est = {"never": DummyClassifier(strategy="constant", constant=0), "nb": GaussianNB()}
-    res = replicability(
-        est,
-        X,
-        y,
-        label=1,
-        reference="nb",
-        sample_sizes=(1.0,),
-        test_sizes=(0.3,),
-        n_repeats=3,
-        random_state=0,
-    )
+    with pytest.warns(UndefinedStatisticWarning, match="fewer than two of their experiments"):
+        res = replicability(
+            est,
+            X,
+            y,
+            label=1,
+            reference="nb",
+            sample_sizes=(1.0,),
+            test_sizes=(0.3,),
+            n_repeats=3,
+            random_state=0,
+        )
     row = res.table.iloc[0]
     assert row["n_undefined"] == 3 and row["n_experiments"] == 0
     assert np.isnan(row["replicability"])
