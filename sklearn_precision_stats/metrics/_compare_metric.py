@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import replace
 from numbers import Integral, Real
 from typing import Any
 
@@ -239,18 +240,19 @@ def compare_metric(
     counts = counts_in_place_of_arrays(y_true, y_preds, groups)
     if counts is not None:
         names = list(counts.classifiers)
-        names = [names[i] for i in reference_order(names, reference)]
-        units = units_from_counts(counts, names)
+        units, names = _reference_first(units_from_counts(counts, names), names, reference)
     elif is_indicator_matrix(y_true):
         _check_aligned_indexes(y_true=y_true, groups=groups)
-        y, names, preds = check_multilabel(y_true, y_preds, reference)
+        y, names, preds = check_multilabel(y_true, y_preds, None)
         groups = _check_groups(groups, y.shape[0])
         if average == "samples":
             # Each row's value depends on its chosen labels: the spec first.
             spec, classes, name = measure_spec(
                 metric, average, labels, np.arange(y.shape[1]), metric_params, True
             )
-            units = tabulate_samples(y, preds, groups, spec)
+            units, names = _reference_first(
+                tabulate_samples(y, preds, groups, spec), names, reference
+            )
             return compare_cells(
                 units,
                 names,
@@ -263,13 +265,13 @@ def compare_metric(
                 check_random_state_any(random_state) if method == "bootstrap" else None,
             )
         by_label = average is None and method == "delta"
-        units = tabulate_multilabel(y, preds, groups, by_label)
-    else:
-        y, names, preds = _check_predictions(
-            y_true, y_preds, reference, for_encoder=True, groups=groups
+        units, names = _reference_first(
+            tabulate_multilabel(y, preds, groups, by_label), names, reference
         )
+    else:
+        y, names, preds = _check_predictions(y_true, y_preds, None, for_encoder=True, groups=groups)
         groups = _check_groups(groups, y.shape[0])
-        units = tabulate(y, preds, groups)
+        units, names = _reference_first(tabulate(y, preds, groups), names, reference)
     rng = check_random_state_any(random_state) if method == "bootstrap" else None
     spec, classes, name = measure_spec(
         metric, average, labels, units.values, metric_params, units.multilabel
@@ -284,6 +286,19 @@ def compare_metric(
     return compare_cells(
         units, names, spec, classes, name, method, n_resamples, confidence_level, rng
     )
+
+
+def _reference_first(
+    units: Units, names: list[str], reference: Hashable | None
+) -> tuple[Units, list[str]]:
+    """Units tabulated in the caller's order of classifiers, the reference's map first.
+
+    The units (cells or record patterns) then come in an order that does not
+    depend on which classifier is the reference, so a seeded bootstrap draws
+    the same resamples whichever it is and swapping the two mirrors the result.
+    """
+    order = reference_order(list(names), reference)
+    return replace(units, maps=[units.maps[i] for i in order]), [names[i] for i in order]
 
 
 def measure_spec(

@@ -45,6 +45,8 @@ RandomState = int | np.random.Generator | np.random.RandomState | None
 _AVERAGES = ("macro", "micro", "weighted")
 # Delete-a-group jackknife replicates for the BCa acceleration.
 _JACKKNIFE_GROUPS = 50
+# Replicates this close to the estimate (relative to max(1, |estimate|)) tie with it.
+_TIE_TOLERANCE = 1e-12
 # The inference that needs replicates which differ from the sample.
 _INTERVAL_KEYS = (
     "estimate_ci_low",
@@ -379,8 +381,11 @@ def _bca_limits(estimate, replicates, jackknife, level):
         if not (np.isfinite(estimate[j]) and np.isfinite(reps).all() and np.isfinite(jack).all()):
             continue
         # Ties with the estimate count one half: measures read off a step
-        # curve (precision at a recall) often repeat the estimate exactly.
-        below = np.count_nonzero(reps < estimate[j]) + 0.5 * np.count_nonzero(reps == estimate[j])
+        # curve (precision at a recall) often repeat the estimate exactly,
+        # up to the rounding of sums taken in another order (the replicates
+        # sum weights, the estimate rows), which must not decide the side.
+        tied = np.abs(reps - estimate[j]) <= _TIE_TOLERANCE * max(1.0, abs(estimate[j]))
+        below = np.count_nonzero((reps < estimate[j]) & ~tied) + 0.5 * np.count_nonzero(tied)
         z0 = stats.norm.ppf(min(max(below / n_rep, 1 / (2 * n_rep)), 1 - 1 / (2 * n_rep)))
         u = jack.mean() - jack
         denominator = 6.0 * np.sum(u**2) ** 1.5
