@@ -153,3 +153,12 @@ def test_errors_in_a_block_name_the_block_and_its_first_row(client):
         compare_precision(da.from_array(y, chunks=100), dpreds)
     with pytest.raises(ValueError, match="y_preds must hold at least two classifiers"):
         compare_precision(da.from_array(y, chunks=100), {"a": dpreds["a"]})
+
+
+def test_blocks_of_unknown_sizes_that_differ_say_so(client):
+    y, preds, _ = _data(n=1000, seed=6)
+    dy = da.from_array(y, chunks=100)
+    a = da.from_array(preds["a"], chunks=100)
+    # As many blocks, cut by different masks: different lengths.
+    with pytest.raises(ValueError, match=r"rows but y_true has .*compute_chunk_sizes"):
+        compare_precision(dy[dy >= 0], {"a": a[a > 0], "b": dy[dy >= 0]})

@@ -196,7 +196,12 @@ def counts_from_dask(y_true, y_preds, *, groups=None, split_every=8) -> Comparis
             names,
             clustered,
             f"block {i} of the Dask inputs"
-            + ("" if starts is None else f", which starts at row {starts[i]}"),
+            + (
+                ", whose chunk sizes are unknown: blocks are paired in order "
+                "(call .compute_chunk_sizes() on arrays cut differently)"
+                if starts is None
+                else f", which starts at row {starts[i]}"
+            ),
             *(column[i] for column in columns),
         )
         for i in range(len(columns[0]))
