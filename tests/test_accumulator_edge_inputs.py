@@ -13,6 +13,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 from sklearn.metrics import confusion_matrix, precision_score
 
@@ -293,3 +295,41 @@ def test_options_of_the_wrong_type():
         counts.update([0, 1], {"a": [0, 1], "b": [1, 1]}, names=["truth"])
     with pytest.raises(ValueError, match="column 'nb' contains NaN at row 1"):
         counts.update([0, 1], {"a": [0, 1], "b": [1, np.nan]}, names={"b": "column 'nb'"})
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    n=st.integers(1, 120),
+    n_classes=st.integers(1, 4),
+    clustered=st.booleans(),
+    cuts=st.lists(st.floats(0, 1), max_size=5),
+    merge_at=st.floats(0, 1),
+)
+def test_any_chunking_and_merge_order_gives_the_arrays_comparison(
+    seed, n, n_classes, clustered, cuts, merge_at
+):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    preds = {c: np.where(rng.random(n) < 0.6, y, rng.integers(0, n_classes, n)) for c in "ab"}
+    groups = rng.integers(0, max(1, n // 3), n) if clustered else None
+    bounds = sorted({0, n, *(int(c * n) for c in cuts)})
+    split = int(merge_at * n)
+
+    def count(lo, hi):
+        counts = ComparisonCounts(["b", "a"], clustered=clustered)
+        for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
+            start, stop = max(start, lo), min(stop, hi)
+            counts.update(
+                y[start:stop],
+                {k: v[start:stop] for k, v in preds.items()},
+                groups=None if groups is None else groups[start:stop],
+            )
+        return counts
+
+    whole = count(0, n)
+    merged = count(split, n).merge(count(0, split))
+    expected = _quiet(compare_precision, y, preds, groups=groups, reference="b")
+    for counts in (whole, merged):
+        assert counts.n_rows == n
+        _assert_same(_quiet(compare_precision, counts, reference="b"), expected)
