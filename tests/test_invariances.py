@@ -74,13 +74,22 @@ def numeric(table):
 @st.composite
 def labelled(draw, n_classes=3, min_n=12, max_n=60):
     """Truth and two correlated classifiers' labels, every class in the truth."""
-    n = draw(st.integers(min_n, max_n))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    y = rng.integers(0, n_classes, n)
-    y[:n_classes] = np.arange(n_classes)
-    a = np.where(rng.random(n) < 0.7, y, rng.integers(0, n_classes, n))
-    other = np.where(rng.random(n) < 0.6, y, rng.integers(0, n_classes, n))
-    b = np.where(rng.random(n) < 0.5, a, other)
+    if draw(st.booleans()):
+        # Small and degenerate: classes missing from the truth or never
+        # predicted, classifiers that agree everywhere.
+        n = draw(st.integers(min(4, min_n), 10))
+        codes = st.lists(st.integers(0, n_classes - 1), min_size=n, max_size=n)
+        y, a, b = (np.array(draw(codes)) for _ in range(3))
+        if draw(st.booleans()):
+            b = a.copy()
+    else:
+        n = draw(st.integers(min_n, max_n))
+        y = rng.integers(0, n_classes, n)
+        y[:n_classes] = np.arange(n_classes)
+        a = np.where(rng.random(n) < 0.7, y, rng.integers(0, n_classes, n))
+        other = np.where(rng.random(n) < 0.6, y, rng.integers(0, n_classes, n))
+        b = np.where(rng.random(n) < 0.5, a, other)
     groups = rng.integers(0, max(2, n // 3), n)
     return y, a, b, groups, rng
 
@@ -591,6 +600,10 @@ def test_delong_relabelling_and_swapping(data, names):
 
 DIAGNOSTIC = {
     "diagnostic_accuracy": (diagnostic_accuracy, {}),
+    "diagnostic_accuracy_wilson": (diagnostic_accuracy, {"ci_method": "wilson"}),
+    "diagnostic_accuracy_dtcompair": (diagnostic_accuracy, {"convention": "dtcompair"}),
+    "sesp_wald_dtcompair": (sensitivity_specificity_difference, {"convention": "dtcompair"}),
+    "likelihood_ratios_dtcompair": (compare_likelihood_ratios, {"convention": "dtcompair"}),
     "sesp_wald": (sensitivity_specificity_difference, {}),
     "sesp_tango": (sensitivity_specificity_difference, {"method": "tango"}),
     "relative_predictive_values": (relative_predictive_values, {}),
@@ -668,7 +681,7 @@ def test_diagnostic_swapping_the_classifiers(data, name):
     y, a, b, _, _ = data
     ab = diagnostic(name, y, {"a": a, "b": b})
     ba = diagnostic(name, y, {"b": b, "a": a})
-    if name == "diagnostic_accuracy":
+    if name.startswith("diagnostic_accuracy"):
         for field in ("estimate", "se", "ci_low", "ci_high", "counts"):
             close(getattr(ab, field), getattr(ba, field)[:, ::-1])
         return
@@ -735,3 +748,34 @@ def test_global_test_invariances(data, measure, method, test, perm):
     tile = np.tile(np.arange(y.size), 2)[rng.permutation(2 * y.size)]
     stacked = quiet(function, y[tile], {"a": a[tile], "b": b[tile]}, reference="a", groups=tile)
     close(base, global_numbers(stacked, method, test))
+
+
+@SETTINGS
+@given(
+    labelled(),
+    st.sampled_from(sorted(PER_CLASS)),
+    st.sampled_from([("dai-cui", "permutation"), ("dai-cui", "bootstrap"), ("permutation",) * 2]),
+    st.booleans(),
+)
+def test_resampled_global_test_ignores_row_order(data, measure, method, grouped):
+    # The resamples draw the cells of the joint table (or, with groups, the
+    # records' patterns), not rows: with a fixed seed any order of the rows
+    # gives the same p-value. (Swapping the classifiers or renaming the
+    # classes reorders the cells, so the p-value then changes only by
+    # Monte Carlo error.)
+    y, a, b, groups, rng = data
+    function = PER_CLASS[measure]
+    kwargs = {"method": method[0], "resampling": method[1], "n_resamples": 60, "random_state": 0}
+    base = quiet(function, y, {"a": a, "b": b}, groups=groups if grouped else None)
+    order = rng.permutation(y.size)
+    perm = quiet(
+        function,
+        y[order],
+        {"a": a[order], "b": b[order]},
+        groups=groups[order] if grouped else None,
+    )
+    first, second = (quiet(r.global_test, **kwargs) for r in (base, perm))
+    close(
+        [first.statistic, first.pvalue, first.df, first.n_resamples],
+        [second.statistic, second.pvalue, second.df, second.n_resamples],
+    )
