@@ -612,3 +612,33 @@ def test_band_memory_is_a_block_of_curves_not_all_of_them():
         tracemalloc.stop()
     assert result.curves["low"].shape == (2, 100, 101)
     assert peak < whole_band / 2, f"peak {peak / 2**20:.0f} MiB"
+
+
+def _delong_wald(y, s, level):
+    """Hand-worked DeLong (1988) interval of one AUC, from its placements, unclipped."""
+    pos, neg = s[y == 1], s[y == 0]
+    psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+    auc = psi.mean()
+    var = psi.mean(axis=1).var(ddof=1) / pos.size + psi.mean(axis=0).var(ddof=1) / neg.size
+    z = stats.norm.ppf(0.5 + level / 2)
+    return auc - z * np.sqrt(var), auc + z * np.sqrt(var)
+
+
+def test_delong_auc_intervals_are_clipped_to_the_unit_interval_as_proc():
+    # Nearly separated scores: the Wald interval of the AUC reaches past 1,
+    # which pROC's ci.auc(method="delong") clips.
+    y = np.array([0] * 8 + [1] * 8)
+    a = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.95])
+    a = np.concatenate([a, [0.8, 0.85, 0.9, 0.92, 0.97, 0.98, 0.99, 1.0]])
+    b = np.linspace(0, 1, 16)[np.argsort(np.argsort(a + np.sin(np.arange(16))))]
+    res = compare_roc_auc(y, {"a": a, "b": b}, reference="a")
+    for level in (0.95, 0.99):
+        low, high = _delong_wald(y, a, level)
+        assert high > 1  # the case the clipping is for
+        row = res.to_frame(confidence_level=level).iloc[0]
+        assert row["roc_auc_reference"] == pytest.approx(roc_auc_score(y, a), rel=1e-12)
+        np.testing.assert_allclose(
+            [row["roc_auc_reference_ci_low"], row["roc_auc_reference_ci_high"]],
+            [max(low, 0.0), 1.0],
+            rtol=1e-12,
+        )

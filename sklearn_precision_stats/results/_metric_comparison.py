@@ -305,9 +305,10 @@ class MetricComparison(_FrozenComparison):
             z = stats.norm.ppf(0.5 + level / 2)
             est, se = a["estimates"], a["estimate_se"]
             diff, dse = a["diff"], a["diff_se"]
-            return dict(
-                zip(keys, (est - z * se, est + z * se, diff - z * dse, diff + z * dse), strict=True)
-            )
+            low, high = est - z * se, est + z * se
+            if self.method == "delong":  # an AUC's interval, clipped as pROC does
+                low, high = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+            return dict(zip(keys, (low, high, diff - z * dse, diff + z * dse), strict=True))
         raise ValueError(
             f"this comparison's intervals are only available at its own level "
             f"({self.confidence_level:g}); compute it again with "

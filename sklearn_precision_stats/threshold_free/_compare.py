@@ -1002,7 +1002,8 @@ compare_roc_auc.__doc__ = _doc(
 
 %(result)s
         With ``method="delong"``, the intervals are Wald intervals from
-        DeLong's standard errors and there are no replicates.
+        DeLong's standard errors (each AUC's clipped to [0, 1], as pROC's
+        ``ci.auc`` does) and there are no replicates.
 
     Notes
     -----

@@ -281,8 +281,9 @@ def _run_delong(problem, average, groups, level):
         n_records=problem.n_units,
         estimates=estimates,
         estimate_se=estimate_se,
-        estimate_ci_low=estimates - zq * estimate_se,
-        estimate_ci_high=estimates + zq * estimate_se,
+        # Clipped to [0, 1], as pROC's ci.auc(method="delong") does.
+        estimate_ci_low=np.clip(estimates - zq * estimate_se, 0.0, 1.0),
+        estimate_ci_high=np.clip(estimates + zq * estimate_se, 0.0, 1.0),
         diff=diff,
         diff_se=diff_se,
         diff_ci_low=diff - zq * diff_se,
