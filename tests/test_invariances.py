@@ -48,6 +48,7 @@ GEE = {
     "accuracy": compare_accuracy,
 }
 PVALUES = ["gs_pvalue", "wgs_pvalue", "wald_pvalue", "ratio_pvalue"]
+COV_TYPES = ["robust", "bias_reduced"]
 
 
 def quiet(function, *args, **kwargs):
@@ -107,11 +108,12 @@ def mirrored_interval(low_ab, high_ab, low_ba, high_ba, *, ratio, rtol=1e-9, ato
 
 
 @SETTINGS
-@given(labelled(), st.sampled_from(sorted(GEE)))
-def test_gee_swapping_the_classifiers(data, measure):
-    y, a, b, _, _ = data
-    ab = quiet(GEE[measure], y, {"a": a, "b": b}, reference="a").table
-    ba = quiet(GEE[measure], y, {"a": a, "b": b}, reference="b").table
+@given(labelled(), st.sampled_from(sorted(GEE)), st.sampled_from(COV_TYPES), st.booleans())
+def test_gee_swapping_the_classifiers(data, measure, cov_type, grouped):
+    y, a, b, groups, _ = data
+    kwargs = {"cov_type": cov_type, "groups": groups if grouped else None}
+    ab = quiet(GEE[measure], y, {"a": a, "b": b}, reference="a", **kwargs).table
+    ba = quiet(GEE[measure], y, {"a": a, "b": b}, reference="b", **kwargs).table
     same_columns(ab, ba, PVALUES + ["gs_stat", "wgs_stat", "wald_stat", "log_or_se"])
     same_columns(ab, ba, ["ratio_se_log", "diff_se"])
     close(ab["log_or"], -ba["log_or"])
@@ -133,13 +135,13 @@ def test_gee_swapping_the_classifiers(data, measure):
 
 
 @SETTINGS
-@given(labelled(), st.sampled_from(sorted(GEE)), st.booleans())
-def test_gee_permuting_rows_and_order_within_groups(data, measure, grouped):
+@given(labelled(), st.sampled_from(sorted(GEE)), st.booleans(), st.sampled_from(COV_TYPES))
+def test_gee_permuting_rows_and_order_within_groups(data, measure, grouped, cov_type):
     y, a, b, groups, rng = data
-    kwargs = {"groups": groups} if grouped else {}
+    kwargs = {"groups": groups, "cov_type": cov_type} if grouped else {"cov_type": cov_type}
     base = quiet(GEE[measure], y, {"a": a, "b": b}, **kwargs)
     order = rng.permutation(y.size)
-    kwargs = {"groups": groups[order]} if grouped else {}
+    kwargs["groups"] = groups[order] if grouped else None
     perm = quiet(GEE[measure], y[order], {"a": a[order], "b": b[order]}, **kwargs)
     same_columns(base.table, perm.table, numeric(base.table))
     if base.omnibus is not None:
@@ -147,12 +149,14 @@ def test_gee_permuting_rows_and_order_within_groups(data, measure, grouped):
 
 
 @SETTINGS
-@given(labelled(), st.sampled_from(sorted(GEE)), st.permutations(range(4)))
-def test_gee_relabelling_the_classes(data, measure, perm):
+@given(
+    labelled(), st.sampled_from(sorted(GEE)), st.permutations(range(4)), st.sampled_from(COV_TYPES)
+)
+def test_gee_relabelling_the_classes(data, measure, perm, cov_type):
     y, a, b, _, _ = data
     names = NAMES[list(perm)]
-    base = quiet(GEE[measure], y, {"a": a, "b": b}).table
-    renamed = quiet(GEE[measure], names[y], {"a": names[a], "b": names[b]}).table
+    base = quiet(GEE[measure], y, {"a": a, "b": b}, cov_type=cov_type).table
+    renamed = quiet(GEE[measure], names[y], {"a": names[a], "b": names[b]}, cov_type=cov_type).table
     if measure == "accuracy":
         same_columns(base, renamed, numeric(base))
         return
@@ -214,10 +218,11 @@ METRIC_RTOL = {"callable": 1e-6, "callable-per-class": 1e-6}
 
 
 @SETTINGS
-@given(labelled(), st.sampled_from(sorted(METRICS)))
-def test_metric_swapping_the_classifiers(data, name):
-    y, a, b, _, _ = data
+@given(labelled(), st.sampled_from(sorted(METRICS)), st.booleans())
+def test_metric_swapping_the_classifiers(data, name, grouped):
+    y, a, b, groups, _ = data
     kwargs, column, _ = METRICS[name]
+    kwargs = dict(kwargs, groups=groups if grouped else None)
     rtol = METRIC_RTOL.get(name, 1e-9)
     ab = quiet(compare_metric, y, {"a": a, "b": b}, reference="a", **kwargs).table
     ba = quiet(compare_metric, y, {"a": a, "b": b}, reference="b", **kwargs).table
@@ -375,13 +380,14 @@ def measure_columns(table):
 
 
 @SETTINGS
-@given(scored(), st.sampled_from(sorted(THRESHOLD_FREE)))
-def test_threshold_free_swapping_the_classifiers(data, name):
+@given(scored(), st.sampled_from(sorted(THRESHOLD_FREE)), st.booleans())
+def test_threshold_free_swapping_the_classifiers(data, name, grouped):
     # A seed draws the same replicates whichever classifier is the reference,
     # so the bootstrap differences negate exactly.
-    y, a, b, _, _ = data
-    ab = threshold_free(name, y, {"a": a, "b": b}, reference="a").table
-    ba = threshold_free(name, y, {"a": a, "b": b}, reference="b").table
+    y, a, b, groups, _ = data
+    kwargs = {"groups": groups} if grouped else {}
+    ab = threshold_free(name, y, {"a": a, "b": b}, reference="a", **kwargs).table
+    ba = threshold_free(name, y, {"a": a, "b": b}, reference="b", **kwargs).table
     column = measure_columns(ab)[0]
     close(ab[column], ba[f"{column}_reference"], rtol=0, atol=0)
     close(ab[f"{column}_ci_low"], ba[f"{column}_reference_ci_low"], rtol=0, atol=0)
