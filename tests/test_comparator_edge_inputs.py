@@ -205,6 +205,8 @@ def _four_classes_one_in_a_single_fold():
     return X, y, KFold(3)
 
 
+# scikit-learn's reference warns of the training fold without a class.
+@pytest.mark.filterwarnings("ignore:Number of classes in training fold:RuntimeWarning")
 def test_cv_scores_of_a_class_missing_from_a_training_fold_match_cross_val_predict():
     X, y, cv = _four_classes_one_in_a_single_fold()
     comparator = CVPrecisionComparator(
@@ -376,6 +378,8 @@ def test_a_label_never_seen_is_an_error_not_an_undefined_split(data):
         make_comparison_scorer(label=5)(comparator, X_test, y_test)
 
 
+# scikit-learn's reference F1 of a fold without the class warns.
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
 def test_cross_validate_folds_without_a_class_score_the_neutral_value():
     X, y = make_classification(300, 5, n_informative=3, n_classes=3, class_sep=3.0, random_state=0)
     # Class 2 only in the first 40 records: KFold's later test folds lack it,
