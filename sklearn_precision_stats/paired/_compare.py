@@ -135,8 +135,8 @@ def compare_precision(
     -----
     UndefinedStatisticWarning
         When a statistic is undefined (a classifier never predicts a class,
-        a precision of 0 or 1, identical predictions); it is then NaN and the
-        warning names the class, the classifier and the reason.
+        a precision of 0 or 1, identical predictions); it is then NaN, and
+        one warning per call names every such class, classifier and reason.
 
     See Also
     --------
@@ -255,8 +255,8 @@ def _measure_doc(measure, rows, response, example, notes=""):
     Warns
     -----
     UndefinedStatisticWarning
-        When a statistic is undefined; it is NaN and the warning names the
-        class, the classifier and the reason.
+        When a statistic is undefined; it is NaN, and one warning per call
+        names every such class, classifier and reason.
 
     See Also
     --------
