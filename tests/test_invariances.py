@@ -350,6 +350,9 @@ THRESHOLD_FREE = {
     "recall_at_precision": (compare_recall_at_precision, {"precision": 0.5}),
     "roc_auc_delong": (compare_roc_auc, {}),
     "roc_auc_bootstrap": (compare_roc_auc, {"method": "bootstrap"}),
+    "average_precision_macro": (compare_average_precision, {"average": "macro"}),
+    "average_precision_micro": (compare_average_precision, {"average": "micro"}),
+    "roc_auc_delong_weighted": (compare_roc_auc, {"average": "weighted"}),
 }
 POINTS = ["diff"]  # with the measure's own two columns, added per call
 
@@ -423,7 +426,7 @@ def test_threshold_free_permuting_rows(data, name, grouped):
     perm = threshold_free(name, y[order], {"a": a[order], "b": b[order]}, **kwargs).table
     own = a[np.arange(y.size), y]
     untied = all(np.unique(own[y == k]).size == np.sum(y == k) for k in range(3))
-    if name == "roc_auc_delong" or grouped or untied:
+    if name.startswith("roc_auc_delong") or grouped or untied:
         same_columns(base, perm, numeric(base))
     else:
         same_columns(base, perm, measure_columns(base))
@@ -444,8 +447,9 @@ def test_threshold_free_relabelling_the_classes(data, name, perm):
         renamed = threshold_free(
             name, codes[y], {"a": a[:, columns], "b": b[:, columns]}, **kwargs
         ).table
-        renamed = renamed.set_index("class").loc[codes[base["class"].to_numpy(int)]]
-        every = name == "roc_auc_delong" or kwargs
+        if "average" not in THRESHOLD_FREE[name][1]:
+            renamed = renamed.set_index("class").loc[codes[base["class"].to_numpy(int)]]
+        every = name.startswith("roc_auc_delong") or kwargs
         same_columns(base, renamed, numeric(base) if every else measure_columns(base))
 
 
@@ -476,7 +480,9 @@ def test_threshold_free_identical_repeats_grouped_by_record(data, name, repeats)
     stacked = threshold_free(name, y[tile], {"a": a[tile], "b": b[tile]}, groups=tile).table
     same_columns(own, stacked, numeric(own))
     same_columns(
-        plain, stacked, numeric(plain) if name == "roc_auc_delong" else measure_columns(plain)
+        plain,
+        stacked,
+        numeric(plain) if name.startswith("roc_auc_delong") else measure_columns(plain),
     )
 
 
