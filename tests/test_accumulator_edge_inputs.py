@@ -333,3 +333,10 @@ def test_any_chunking_and_merge_order_gives_the_arrays_comparison(
     for counts in (whole, merged):
         assert counts.n_rows == n
         _assert_same(_quiet(compare_precision, counts, reference="b"), expected)
+
+
+def test_mcnemar_of_counts_given_arrays_describes_them_briefly():
+    counts = ComparisonCounts.from_arrays([0, 1] * 50, {"a": [0, 1] * 50, "b": [1, 1] * 50})
+    with pytest.raises(ValueError, match="got an object of type ndarray; the classifiers") as info:
+        mcnemar_test(counts, np.array([0, 1] * 50), "b")
+    assert "0, 1, 0" not in str(info.value)

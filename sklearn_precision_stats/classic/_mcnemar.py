@@ -20,7 +20,7 @@ from scipy import stats
 
 from ..engine._accumulator import ComparisonCounts
 from ..engine._labels import StreamingLabelEncoder, encode_labels
-from ..utils._validation import _check_aligned_indexes, _check_groups
+from ..utils._validation import _check_aligned_indexes, _check_groups, _shown
 from ._common import (
     ConfidenceInterval,
     IntervalResult,
@@ -247,7 +247,7 @@ def _sums_from_counts(counts, y_pred_a, y_pred_b, groups):
         if not known:
             raise ValueError(
                 f"{name} must name a classifier of the counts when y_true is a "
-                f"ComparisonCounts, got {value!r}; the classifiers are "
+                f"ComparisonCounts, got {_shown(value)}; the classifiers are "
                 f"{list(counts.classifiers)}."
             )
     if counts.n_rows == 0:
