@@ -10,6 +10,7 @@ threshold-free measures, strictly increasing transforms of the scores.
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -33,6 +34,7 @@ from sklearn_precision_stats.diagnostic import (
     relative_predictive_values,
     sensitivity_specificity_difference,
 )
+from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
 
 SETTINGS = settings(
     max_examples=25,
@@ -510,6 +512,56 @@ def test_bca_ties_with_the_estimate_do_not_depend_on_rounding():
         "average_precision", y[tile], {"a": a[tile], "b": b[tile]}, groups=tile
     ).table
     same_columns(own, stacked, ["diff_bca_low", "diff_bca_high"])
+
+
+OMNIBUS = {
+    **{f"gee-{k}": (v, {}) for k, v in GEE.items()},
+    "mcc-delta": (compare_metric, {"metric": "mcc"}),
+    "f1-delta": (compare_metric, {"metric": "f1"}),
+    "f1-bootstrap": (
+        compare_metric,
+        {"metric": "f1", "method": "bootstrap", "n_resamples": 99, "random_state": 0},
+    ),
+}
+
+
+@SETTINGS
+@given(labelled(), scored(), st.sampled_from(sorted(OMNIBUS) + sorted(THRESHOLD_FREE)))
+def test_omnibus_does_not_depend_on_the_reference(data, scores, name):
+    # The test that all three classifiers are equal is one hypothesis,
+    # whichever classifier the differences are taken from.
+    if name in OMNIBUS:
+        y, a, b, _, _ = data
+        function, kwargs = OMNIBUS[name]
+        preds = {"a": a, "b": b, "c": np.roll(a, 1)}
+        results = [quiet(function, y, preds, reference=r, **kwargs) for r in preds]
+    else:
+        y, a, b, _, _ = scores
+        preds = {"a": a, "b": b, "c": np.roll(b, 1, axis=0)}
+        results = [threshold_free(name, y, preds, reference=r) for r in preds]
+    first = results[0].omnibus
+    for other in results[1:]:
+        same_columns(first, other.omnibus, numeric(first), rtol=1e-9, atol=1e-10)
+
+
+def test_omnibus_with_a_difference_without_variance_is_undefined():
+    # Class 2: 'a' has F1 1 and 'c' F1 0, both without variance, 'b' 0.75.
+    # The pseudo-inverse ignored the difference of 'c' from 'a' (taken from
+    # 'a': statistic 2.13) but not that of 'b' from 'c' (taken from 'c':
+    # 19.2); undefined whichever the reference, with one warning.
+    y = np.array([0, 1, 2, 0, 0, 0, 0, 0, 0, 2, 1, 2])
+    a = np.array([0, 0, 2, 1, 1, 0, 0, 0, 0, 2, 1, 2])
+    b = np.array([1, 0, 2, 2, 1, 2, 0, 0, 0, 2, 1, 2])
+    preds = {"a": a, "b": b, "c": np.roll(a, 1)}
+    for reference in preds:
+        with pytest.warns(UndefinedStatisticWarning) as record:
+            result = compare_metric(y, preds, metric="f1", reference=reference)
+        assert len(record) == 1
+        stat = result.omnibus["wald_stat"].to_numpy()
+        assert np.isnan(stat[2]) and np.isfinite(stat[:2]).all()
+        assert np.isnan(result.omnibus["wald_pvalue"].to_numpy()[2])
+    with pytest.warns(UndefinedStatisticWarning, match="omnibus test of f1 of class 2"):
+        compare_metric(y, preds, metric="f1", reference="b")
 
 
 # mcnemar_test and delong_test ------------------------------------------------------

@@ -36,6 +36,9 @@ from ._multilabel import check_multilabel, is_indicator_matrix
 
 __all__ = ["compare_metric"]
 
+# Relative size of the part of the differences outside their covariance's
+# range above which the omnibus test is undefined (rounding stays far below).
+_RANGE_TOLERANCE = 1e-8
 _AVERAGES = ("binary", "micro", "macro", "weighted", "samples")
 _METHODS = ("delta", "bootstrap")
 _KAPPA_WEIGHTS = (None, "linear", "quadratic")
@@ -559,6 +562,13 @@ def compare_cells(
         )
     pvalue = np.where(no_variance, np.nan, pvalue)
     omnibus = _omnibus(diff, omni_cov) if n_clf > 2 else None
+    if omnibus is not None:
+        for r in np.flatnonzero(np.isnan(omnibus["wald_stat"]) & ~no_variance.any(axis=1)):
+            if np.isfinite(diff[r]).all() and np.isfinite(omni_cov[r]).all():
+                messages.append(
+                    f"the omnibus test of {measure} of class {classes.tolist()[r]!r} is NaN: "
+                    "a difference between the classifiers has no variance but is not zero"
+                )
     if 1 < units.n_records < units.n_rows and units.n_records < _FEW_CLUSTERS:
         messages.append(
             f"groups has only {units.n_records} distinct records (clusters): "
@@ -591,7 +601,14 @@ def compare_cells(
 
 
 def _omnibus(diff: np.ndarray, cov: np.ndarray) -> dict[str, np.ndarray]:
-    """Wald tests that every difference of a row is zero."""
+    """Wald tests that every difference of a row is zero.
+
+    The pseudo-inverse and rank allow differences that are exactly collinear
+    (two identical classifiers). A combination of the differences with no
+    variance that is not zero (outside the covariance's range) leaves the
+    test undefined: NaN, as the pairwise p-value of a difference with no
+    variance, rather than a statistic that depends on the reference.
+    """
     n_rows = diff.shape[0]
     stat, df = np.full(n_rows, np.nan), np.full(n_rows, np.nan)
     for r in range(n_rows):
@@ -601,7 +618,10 @@ def _omnibus(diff: np.ndarray, cov: np.ndarray) -> dict[str, np.ndarray]:
         rank = np.linalg.matrix_rank(v)
         if rank == 0:
             continue
-        stat[r] = float(d @ np.linalg.pinv(v) @ d)
+        pinv = np.linalg.pinv(v)
+        if np.abs(d - v @ (pinv @ d)).max() > _RANGE_TOLERANCE * np.abs(d).max():
+            continue
+        stat[r] = float(d @ pinv @ d)
         df[r] = rank
     with np.errstate(invalid="ignore"):
         pvalue = stats.chi2.sf(stat, df)

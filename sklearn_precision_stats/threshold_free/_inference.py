@@ -20,12 +20,16 @@ def _omnibus(diff, covariances):
         if not (np.isfinite(d).all() and np.isfinite(cov).all()):
             continue
         # The pseudo-inverse and rank handle differences that are exactly
-        # collinear (e.g. two identical classifiers).
+        # collinear (e.g. two identical classifiers); a combination of them
+        # with no variance that is not zero leaves the test undefined (its
+        # statistic would depend on the reference).
         eigval, eigvec = np.linalg.eigh(cov)
         keep = eigval > 1e-10 * max(eigval.max(), 0.0)
         if not keep.any():
             continue
         projected = eigvec[:, keep].T @ d
+        if np.abs(d - eigvec[:, keep] @ projected).max() > 1e-8 * np.abs(d).max():
+            continue
         stat[i] = float(np.sum(projected**2 / eigval[keep]))
         df[i] = int(keep.sum())
         pvalue[i] = float(stats.chi2.sf(stat[i], df[i]))
