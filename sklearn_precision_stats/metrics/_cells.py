@@ -86,6 +86,11 @@ class Units:
             matrix = y[..., k : 2 * k, None] + y[..., None, 2 * k :]
             diag = np.diagonal(matrix, axis1=-2, axis2=-1)
             np.einsum("...ii->...i", matrix)[...] = diag + y[..., :k]
+            # The pseudo-inverse leaves rounding (about 1e-16 of the counts)
+            # where a cell is 0, which would make a 0/0 measure (a class never
+            # in the truth nor predicted) a finite ratio of rounding errors.
+            scale = np.abs(sums).max(axis=-1, keepdims=True)[..., None]
+            matrix[np.abs(matrix) <= 8 * k * np.finfo(float).eps * scale] = 0.0
             return matrix
         return sums.reshape(*sums.shape[:-1], *self.shape)
 

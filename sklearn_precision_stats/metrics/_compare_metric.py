@@ -549,11 +549,17 @@ def compare_cells(
         est_se = np.full_like(est, np.nan)
         ci = (np.full_like(est, np.nan), np.full_like(est, np.nan))
         extra = {key: nan for key in extra}
-    no_variance = np.isfinite(diff) & ~(diff_se > 0) & (units.n_records > 1)
+    # A standard error at the rounding level of the difference is zero (the
+    # margins' pseudo-inverse of clustered counts leaves 1e-15, not 0).
+    no_variance = (
+        np.isfinite(diff)
+        & ~(diff_se > 1e-12 * np.maximum(1.0, np.abs(diff)))
+        & (units.n_records > 1)
+    )
     for r, c in zip(*np.nonzero(no_variance), strict=True):
         why = (
             "no variance (the two agree on every row that matters)"
-            if diff_se[r, c] == 0
+            if np.isfinite(diff_se[r, c])
             else "no standard error (the measure's gradient or replicates are not finite)"
         )
         messages.append(
