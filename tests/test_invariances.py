@@ -356,7 +356,6 @@ THRESHOLD_FREE = {
     "average_precision_micro": (compare_average_precision, {"average": "micro"}),
     "roc_auc_delong_weighted": (compare_roc_auc, {"average": "weighted"}),
 }
-POINTS = ["diff"]  # with the measure's own two columns, added per call
 
 
 @st.composite
@@ -381,7 +380,8 @@ def threshold_free(name, y, scores, **kwargs):
 
 
 def measure_columns(table):
-    return [c for c in numeric(table) if not c.startswith("diff")][:2] + POINTS
+    """The point values: the measure of the classifier and of the reference, the difference."""
+    return [c for c in numeric(table) if not c.startswith("diff")][:2] + ["diff"]
 
 
 @SETTINGS
@@ -716,7 +716,6 @@ def test_diagnostic_permuting_rows_and_order_within_groups(data, name, grouped):
     order = rng.permutation(y.size)
     kwargs = {"groups": groups[order]} if grouped else {}
     perm = diagnostic(name, y[order], {"a": a[order], "b": b[order]}, **kwargs)
-    # The score interval (tango) is a root search: equal to its tolerance.
     same_arrays(arrays_of(base), arrays_of(perm))
 
 
