@@ -21,6 +21,8 @@ __all__ = []
 # Replicates are drawn in chunks of at most this many floats of draws and
 # confusion counts (32 MB), whatever the units and classes.
 _CHUNK_DRAWS = 2**22
+# Replicates this close (relative to max(1, |estimate|)) to a boundary tie with it.
+_TIE_TOLERANCE = 1e-12
 
 
 def bootstrap_replicates(
@@ -112,7 +114,10 @@ def bca_interval(
     alpha = (1 - level) / 2
     valid = np.isfinite(replicates)
     n_valid = valid.sum(axis=0)
-    below = (replicates < estimate).sum(axis=0) + 0.5 * (replicates == estimate).sum(axis=0)
+    # Ties with the estimate count one half, ties up to rounding included: the
+    # estimate and the replicates are sums taken in different orders.
+    tied = np.abs(replicates - estimate) <= _TIE_TOLERANCE * np.maximum(1.0, np.abs(estimate))
+    below = ((replicates < estimate) & ~tied).sum(axis=0) + 0.5 * tied.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         z0 = special.ndtri(below / n_valid)
         lows, highs = np.full(estimate.shape, np.nan), np.full(estimate.shape, np.nan)
@@ -135,7 +140,9 @@ def bootstrap_pvalue(replicates: np.ndarray, estimate: np.ndarray) -> np.ndarray
     """
     valid = np.isfinite(replicates)
     with np.errstate(invalid="ignore"):
-        extreme = (np.abs(replicates - estimate) >= np.abs(estimate)) & valid
+        # A tie up to rounding is as extreme (the same sums in another order).
+        slack = _TIE_TOLERANCE * np.maximum(1.0, np.abs(estimate))
+        extreme = (np.abs(replicates - estimate) >= np.abs(estimate) - slack) & valid
         p = (1.0 + extreme.sum(axis=0)) / (1.0 + valid.sum(axis=0))
     return np.where(np.isfinite(estimate), p, np.nan)
 

@@ -48,10 +48,10 @@ class Units:
         When the maps give each unit's (diagonal, row sums, column sums) of
         the confusion matrix rather than its cells (clustered counts keep
         no more), ``pinv(A A')`` for the map ``A`` of cells to those sums:
-        ``pinv(A) = A' pinv(A A')`` lifts them to a confusion matrix with
-        those margins and diagonal, and every measure that depends on no
-        more gets its value and gradient through it (in O(K^2), never a
-        K^2 x 3K matrix).
+        every measure that depends on no more gets its gradient in those
+        sums through it (in O(K^2), never a K^2 x 3K matrix), and its value
+        from a confusion matrix with those margins and diagonal
+        (:func:`_lift_margins`).
     """
 
     values: np.ndarray
@@ -79,19 +79,7 @@ class Units:
     def to_confusion(self, sums: np.ndarray) -> np.ndarray:
         """Confusion counts ``(..., *shape)`` from sums of unit maps ``(..., D)``."""
         if self.lift is not None:
-            # A' y: y's diagonal part on the diagonal, its row and column parts
-            # on every cell of the row and column.
-            k = self.shape[0]
-            y = sums @ self.lift
-            matrix = y[..., k : 2 * k, None] + y[..., None, 2 * k :]
-            diag = np.diagonal(matrix, axis1=-2, axis2=-1)
-            np.einsum("...ii->...i", matrix)[...] = diag + y[..., :k]
-            # The pseudo-inverse leaves rounding (about 1e-16 of the counts)
-            # where a cell is 0, which would make a 0/0 measure (a class never
-            # in the truth nor predicted) a finite ratio of rounding errors.
-            scale = np.abs(sums).max(axis=-1, keepdims=True)[..., None]
-            matrix[np.abs(matrix) <= 8 * k * np.finfo(float).eps * scale] = 0.0
-            return matrix
+            return _lift_margins(sums, self.shape[0])
         return sums.reshape(*sums.shape[:-1], *self.shape)
 
     def local_map(self, c: int) -> tuple[np.ndarray, sparse.csr_array]:
@@ -115,6 +103,68 @@ class Units:
         # (A grad) pinv(A A'): the gradient's diagonal, row and column sums.
         margins = [np.diagonal(grad, axis1=-2, axis2=-1), grad.sum(axis=-1), grad.sum(axis=-2)]
         return np.concatenate(margins, axis=-1) @ self.lift
+
+
+def _lift_margins(sums: np.ndarray, k: int) -> np.ndarray:
+    """A confusion matrix ``(..., k, k)`` with the diagonal, row and column sums in `sums`.
+
+    Off the diagonal, the least-norm matrix among those that are zero in
+    every row and column whose off-diagonal count is zero, as every real
+    confusion matrix is; its entries are ``u_i + v_j`` on that support.
+    Spreading the least-norm matrix over every cell instead (``A'
+    pinv(A A') y``) put entries of either sign, and rounding, in the row
+    and column of a class without rows or predictions, whose 0/0 measures
+    then came out finite. The measures read only the diagonal and margins,
+    which are the same either way.
+    """
+    lead = sums.shape[:-1]
+    flat = sums.reshape(-1, 3 * k)
+    diag = flat[:, :k]
+    # Off-diagonal row and column sums; exact (sums of integer counts).
+    a, b = flat[:, k : 2 * k] - diag, flat[:, 2 * k :] - diag
+    rows, cols = a != 0, b != 0
+    m = rows.sum(axis=1, keepdims=True).astype(float)
+    q = cols.sum(axis=1, keepdims=True).astype(float)
+    both, row_only, col_only = rows & cols, rows & ~cols, cols & ~rows
+    # Row i and column i of a class in both: (q-1) u_i - v_i = a_i - V and
+    # -u_i + (m-1) v_i = b_i - U, with U, V the sums of u and v; u + c,
+    # v - c give the same matrix, so V = 0 and U follows from U = sum(u).
+    with np.errstate(divide="ignore", invalid="ignore"):
+        det = q * m - q - m
+        total = np.where(both, (m - 1) * a + b, 0.0).sum(axis=1, keepdims=True) / det
+        total += np.where(row_only, a, 0.0).sum(axis=1, keepdims=True) / q
+        u_sum = total / (1 + both.sum(axis=1, keepdims=True) / det)
+        u = np.where(both, ((m - 1) * a + b - u_sum) / det, np.where(row_only, a / q, 0.0))
+        v = np.where(
+            both,
+            (a + (q - 1) * b - (q - 1) * u_sum) / det,
+            np.where(col_only, (b - u_sum) / m, 0.0),
+        )
+    out = (u[:, :, None] + v[:, None, :]) * (rows[:, :, None] & cols[:, None, :])
+    # Fewer than three rows or columns with off-diagonal counts (det <= 0):
+    # a small least-squares solve per support pattern.
+    small = np.flatnonzero(((m < 3) | (q < 3)).reshape(-1))
+    if small.size:
+        support = np.concatenate([rows[small], cols[small]], axis=1)
+        off = np.concatenate([a[small], b[small]], axis=1)
+        patterns, inverse = np.unique(support, axis=0, return_inverse=True)
+        for p, pattern in enumerate(patterns):
+            r, c = np.flatnonzero(pattern[:k]), np.flatnonzero(pattern[k:])
+            members = np.flatnonzero(inverse.reshape(-1) == p)
+            out[small[members]] = 0.0
+            if not (r.size and c.size):
+                continue
+            allowed = (r[:, None] != c[None, :]).astype(float)
+            gram = np.block(
+                [[np.diag(allowed.sum(axis=1)), allowed], [allowed.T, np.diag(allowed.sum(axis=0))]]
+            )
+            x = off[np.ix_(members, np.concatenate([r, k + c]))] @ np.linalg.pinv(
+                gram, hermitian=True
+            )
+            block = (x[:, : r.size, None] + x[:, None, r.size :]) * allowed
+            out[np.ix_(small[members], r, c)] = block
+    out[:, np.arange(k), np.arange(k)] = diag
+    return out.reshape(*lead, k, k)
 
 
 def _compact(codes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
