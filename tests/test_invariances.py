@@ -920,3 +920,46 @@ def test_clustered_counts_of_three_classes_leave_an_absent_class_undefined():
     counted = quiet(compare_metric, counts, metric="f1").table
     assert np.isnan(counted["f1"][1]) and np.isnan(counted["f1_reference"][2])
     same_columns(direct, counted, numeric(direct))
+
+
+def _least_norm_off_diagonal(matrix):
+    """Brute force: the least-norm off-diagonal cells, zero in empty rows and columns."""
+    k = matrix.shape[0]
+    off = matrix * (1 - np.eye(k))
+    a, b = off.sum(axis=1), off.sum(axis=0)
+    cells = [(i, j) for i in np.flatnonzero(a) for j in np.flatnonzero(b) if i != j]
+    out = np.diag(np.diag(matrix)).astype(float)
+    if cells:
+        constraints = np.zeros((2 * k, len(cells)))
+        for t, (i, j) in enumerate(cells):
+            constraints[i, t] = constraints[k + j, t] = 1
+        x = np.linalg.lstsq(constraints, np.r_[a, b], rcond=None)[0]
+        for t, (i, j) in enumerate(cells):
+            out[i, j] = x[t]
+    return out
+
+
+@SETTINGS
+@given(st.integers(2, 7), st.integers(0, 2**32 - 1))
+def test_confusion_lifted_from_margins_is_the_least_norm_one(k, seed):
+    # Clustered counts keep each confusion matrix's diagonal and margins; the
+    # lifted matrix has them exactly, zeros in rows and columns without
+    # off-diagonal counts, and is least-norm off the diagonal.
+    from sklearn_precision_stats.metrics._cells import _lift_margins
+
+    rng = np.random.default_rng(seed)
+    matrices = rng.integers(0, 4, (6, k, k)) * (rng.random((6, k, k)) < 0.5)
+    for matrix in matrices:
+        for i in range(k):
+            if rng.random() < 0.35:
+                matrix[i, np.arange(k) != i] = 0
+            if rng.random() < 0.35:
+                matrix[np.arange(k) != i, i] = 0
+    sums = np.concatenate(
+        [np.diagonal(matrices, axis1=1, axis2=2), matrices.sum(axis=2), matrices.sum(axis=1)],
+        axis=1,
+    ).astype(float)
+    lifted = _lift_margins(sums, k)
+    for matrix, got in zip(matrices, lifted, strict=True):
+        close(got, _least_norm_off_diagonal(matrix), rtol=1e-9, atol=1e-12)
+        np.testing.assert_array_equal(got.sum(axis=1) == 0, matrix.sum(axis=1) == 0)
