@@ -1,6 +1,8 @@
+import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 # R reference values (DTComPair, geepack) and the records they were computed
@@ -62,3 +64,18 @@ def assert_reciprocal_ratios(ab, ba):
         np.testing.assert_allclose(
             np.where(ab == 0, np.nan, ab), np.where(ba == 0, np.nan, 1 / ba), rtol=1e-9
         )
+
+
+def quiet(func, *args, **kwargs):
+    """``func(*args, **kwargs)`` with its warnings silenced (for comparing paths)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return func(*args, **kwargs)
+
+
+def assert_same_comparison(result, expected):
+    """Two comparisons with the same tables to the last bit."""
+    pd.testing.assert_frame_equal(result.table, expected.table, check_exact=True)
+    pd.testing.assert_frame_equal(result.omnibus, expected.omnibus, check_exact=True)
+    assert result.n_rows == expected.n_rows and result.n_records == expected.n_records
+    assert result.classifiers == expected.classifiers

@@ -1,7 +1,5 @@
 """Counts as an object: chunked, merged and tabled counts give the in-memory results."""
 
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,6 +14,8 @@ from sklearn_precision_stats.paired import (
     compare_specificity,
 )
 from sklearn_precision_stats.paired._compare import comparison_from_counts
+
+from .conftest import assert_same_comparison, quiet
 
 COMPARE = {
     "precision": compare_precision,
@@ -40,19 +40,6 @@ def _data(n=600, n_classes=4, n_clf=3, seed=0, strings=False, n_records=None):
     return y, preds, groups
 
 
-def _quiet(func, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return func(*args, **kwargs)
-
-
-def _assert_same(result, expected):
-    pd.testing.assert_frame_equal(result.table, expected.table, check_exact=True)
-    pd.testing.assert_frame_equal(result.omnibus, expected.omnibus, check_exact=True)
-    assert result.n_rows == expected.n_rows and result.n_records == expected.n_records
-    assert result.classifiers == expected.classifiers
-
-
 def _chunked(y, preds, groups, bounds):
     """Counts of the rows between consecutive `bounds`, built chunk by chunk."""
     counts = ComparisonCounts(list(preds), clustered=groups is not None)
@@ -73,7 +60,7 @@ def _chunked(y, preds, groups, bounds):
 )
 def test_chunked_and_merged_equal_in_memory(metric, n_clf, strings, n_records):
     y, preds, groups = _data(n_clf=n_clf, strings=strings, n_records=n_records)
-    expected = _quiet(COMPARE[metric], y, preds, groups=groups, reference="m1")
+    expected = quiet(COMPARE[metric], y, preds, groups=groups, reference="m1")
     n = y.shape[0]
     # Chunks of uneven sizes; with groups, a record's rows span chunks.
     chunked = _chunked(y, preds, groups, [0, 7, 250, 251, 480, n])
@@ -90,8 +77,8 @@ def test_chunked_and_merged_equal_in_memory(metric, n_clf, strings, n_records):
         right.merge(left),
         ComparisonCounts.from_arrays(y, preds, groups=groups),
     ):
-        result = _quiet(comparison_from_counts, counts, metric, reference="m1")
-        _assert_same(result, expected)
+        result = quiet(comparison_from_counts, counts, metric, reference="m1")
+        assert_same_comparison(result, expected)
 
 
 def test_labels_and_confidence_level():
@@ -99,7 +86,7 @@ def test_labels_and_confidence_level():
     expected = compare_recall(y, preds, labels=["dog", "ant"], confidence_level=0.9)
     counts = ComparisonCounts.from_arrays(y, preds)
     result = comparison_from_counts(counts, "recall", labels=["dog", "ant"], confidence_level=0.9)
-    _assert_same(result, expected)
+    assert_same_comparison(result, expected)
     with pytest.raises(ValueError, match="label 'yak' in labels does not occur"):
         comparison_from_counts(counts, labels=["yak"])
     with pytest.raises(ValueError, match="reference='zz' is not one of the classifiers"):
@@ -111,13 +98,13 @@ def test_new_classes_in_later_chunks_and_merges():
     order = np.argsort(y, kind="stable")  # class 4 only appears in the last chunk
     y = y[order]
     preds = {k: v[order] for k, v in preds.items()}
-    expected = _quiet(compare_specificity, y, preds)
+    expected = quiet(compare_specificity, y, preds)
     counts = _chunked(y, preds, None, [0, 50, 200, 400])
-    _assert_same(_quiet(comparison_from_counts, counts, "specificity"), expected)
+    assert_same_comparison(quiet(comparison_from_counts, counts, "specificity"), expected)
     merged = _chunked(y[200:], {k: v[200:] for k, v in preds.items()}, None, [0, 200]).merge(
         _chunked(y[:200], {k: v[:200] for k, v in preds.items()}, None, [0, 200])
     )
-    _assert_same(_quiet(comparison_from_counts, merged, "specificity"), expected)
+    assert_same_comparison(quiet(comparison_from_counts, merged, "specificity"), expected)
 
 
 def test_many_classes_use_agreement_counts():
@@ -125,12 +112,12 @@ def test_many_classes_use_agreement_counts():
     y, preds, _ = _data(n=3000, n_classes=300, n_clf=3, seed=3)
     counts = _chunked(y, preds, None, [0, 1000, 3000])
     assert counts.joint_table() is None
-    expected = _quiet(compare_precision, y, preds)
-    _assert_same(_quiet(comparison_from_counts, counts, "precision"), expected)
+    expected = quiet(compare_precision, y, preds)
+    assert_same_comparison(quiet(comparison_from_counts, counts, "precision"), expected)
     merged = _chunked(y, preds, None, [0, 1500]).merge(
         ComparisonCounts.from_arrays(y[1500:], {k: v[1500:] for k, v in preds.items()})
     )
-    _assert_same(_quiet(comparison_from_counts, merged, "precision"), expected)
+    assert_same_comparison(quiet(comparison_from_counts, merged, "precision"), expected)
 
 
 def test_joint_table_is_a_crosstab():
@@ -145,7 +132,9 @@ def test_from_table_equals_arrays_and_dtcompair_layout():
     counts = ComparisonCounts.from_arrays(y, preds)
     table = counts.joint_table()
     rebuilt = ComparisonCounts.from_table(table, classifiers=["m0", "m1"], labels=counts.classes)
-    _assert_same(_quiet(comparison_from_counts, rebuilt, "npv"), _quiet(compare_npv, y, preds))
+    assert_same_comparison(
+        quiet(comparison_from_counts, rebuilt, "npv"), quiet(compare_npv, y, preds)
+    )
     # DTComPair's tab.paired: rows test 2, columns test 1, positive first.
     diseased = [[50, 10], [5, 35]]
     healthy = [[3, 12], [7, 78]]
@@ -154,7 +143,7 @@ def test_from_table_equals_arrays_and_dtcompair_layout():
     t1 = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], [50, 10, 5, 35, 3, 12, 7, 78])
     t2 = np.repeat([1, 1, 0, 0, 1, 1, 0, 0], [50, 10, 5, 35, 3, 12, 7, 78])
     expected = compare_precision(y, {"test1": t1, "test2": t2})
-    _assert_same(comparison_from_counts(counts), expected)
+    assert_same_comparison(comparison_from_counts(counts), expected)
     with pytest.raises(ValueError, match="'non.diseased'"):
         ComparisonCounts.from_table({"diseased": diseased})
     with pytest.raises(ValueError, match="non-negative integer counts"):
@@ -206,15 +195,15 @@ def test_small_integer_and_bool_labels_of_any_dtype():
     y = rng.integers(-1, 3, 500).astype(np.int8)
     a = np.where(rng.random(500) < 0.7, y, 2).astype(np.int8)
     b = np.where(rng.random(500) < 0.6, y, 0).astype(np.int16)
-    expected = _quiet(compare_precision, y, {"a": a, "b": b})
+    expected = quiet(compare_precision, y, {"a": a, "b": b})
     counts = _chunked(y, {"a": a, "b": b}, None, [0, 100, 500])
-    result = _quiet(comparison_from_counts, counts)
-    _assert_same(result, expected)
+    result = quiet(comparison_from_counts, counts)
+    assert_same_comparison(result, expected)
     assert result.classes.dtype == np.int16
     yb, ab, bb = y > 0, a > 0, b > 0
-    expected = _quiet(compare_recall, yb, {"a": ab, "b": bb})
+    expected = quiet(compare_recall, yb, {"a": ab, "b": bb})
     counts = _chunked(yb, {"a": ab, "b": bb}, None, [0, 250, 500])
-    _assert_same(_quiet(comparison_from_counts, counts, "recall"), expected)
+    assert_same_comparison(quiet(comparison_from_counts, counts, "recall"), expected)
     with pytest.raises(
         ValueError, match="y_true holds strings but an earlier chunk.s y_true holds numbers"
     ):
@@ -230,7 +219,7 @@ def test_column_vectors_are_read_as_scikit_learn_reads_them(strings):
     expected = pd.crosstab(y, [preds["m0"], preds["m1"]], dropna=False).to_numpy()
     np.testing.assert_array_equal(counts.joint_table().reshape(expected.shape), expected)
     clustered = ComparisonCounts.from_arrays(y[:, None], columns, groups=groups[:, None])
-    expected = _quiet(compare_precision, y, preds, groups=groups)
-    _assert_same(_quiet(comparison_from_counts, clustered), expected)
+    expected = quiet(compare_precision, y, preds, groups=groups)
+    assert_same_comparison(quiet(comparison_from_counts, clustered), expected)
     with pytest.raises(ValueError, match=r"y_preds\['m0'\] must be 1-D"):
         counts.update(y, {"m0": np.stack([y, y], axis=1), "m1": preds["m1"]})

@@ -8,7 +8,6 @@ data Paired1 (tests/data/dtcompair_reference.json).
 
 import json
 import pickle
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -26,21 +25,9 @@ from sklearn_precision_stats import (
     mcnemar_test,
 )
 
-from .conftest import REFERENCE
+from .conftest import REFERENCE, assert_same_comparison, quiet
 
 PAIRED1 = json.loads((REFERENCE / "dtcompair_reference.json").read_text())["datasets"]["Paired1"]
-
-
-def _quiet(func, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return func(*args, **kwargs)
-
-
-def _assert_same(result, expected):
-    pd.testing.assert_frame_equal(result.table, expected.table, check_exact=True)
-    pd.testing.assert_frame_equal(result.omnibus, expected.omnibus, check_exact=True)
-    assert (result.n_rows, result.n_records) == (expected.n_rows, expected.n_records)
 
 
 def _paired1_matrices(totals):
@@ -74,7 +61,7 @@ def test_dtcompair_tab_paired_gives_r_predictive_values(totals):
     # The same as the comparison of the records themselves.
     data = PAIRED1["data"]
     expected = compare_precision(data["d"], {"test1": data["y1"], "test2": data["y2"]})
-    _assert_same(compare_precision(counts), expected)
+    assert_same_comparison(compare_precision(counts), expected)
 
 
 def test_dtcompair_testnames_and_bad_totals():
@@ -113,7 +100,7 @@ def test_merge_beyond_int64_is_refused_and_large_counts_are_exact():
         big.merge(big).merge(big)
     # Beyond 2**53 rows: the same precisions as the small table, exactly.
     small = compare_precision(ComparisonCounts.from_table(base)).table
-    large = _quiet(compare_precision, ComparisonCounts.from_table(base * 2**54)).table
+    large = quiet(compare_precision, ComparisonCounts.from_table(base * 2**54)).table
     for column in ("precision", "precision_reference"):
         np.testing.assert_array_equal(large[column], small[column])
     # The score statistic grows in proportion to the records.
@@ -126,16 +113,18 @@ def test_failed_chunk_adds_no_class():
     with pytest.raises(ValueError, match=r"y_preds\['b'\] holds strings"):
         counts.update([5, 6], {"a": [5, 6], "b": ["x", "y"]})
     assert counts.classes.tolist() == [0, 1] and counts.n_rows == 4
-    _assert_same(_quiet(compare_precision, counts), _quiet(compare_precision, y, {"a": a, "b": b}))
+    assert_same_comparison(
+        quiet(compare_precision, counts), quiet(compare_precision, y, {"a": a, "b": b})
+    )
     # Clustered: a chunk whose record ids change type leaves nothing either.
     counts = ComparisonCounts.from_arrays(y, {"a": a, "b": b}, groups=[1, 1, 2, 2])
     with pytest.raises(ValueError, match="groups holds strings but an earlier chunk's groups"):
         counts.update([7, 1], {"a": [7, 1], "b": [1, 1]}, groups=["u", "v"])
     assert counts.classes.tolist() == [0, 1] and counts.n_records == 2
     counts.update([7, 1], {"a": [7, 1], "b": [1, 1]}, groups=[3, 3])
-    expected = _quiet(compare_precision, [*y, 7, 1], {"a": [*a, 7, 1], "b": [*b, 1, 1]},
+    expected = quiet(compare_precision, [*y, 7, 1], {"a": [*a, 7, 1], "b": [*b, 1, 1]},
                       groups=[1, 1, 2, 2, 3, 3])  # fmt: skip
-    _assert_same(_quiet(compare_precision, counts), expected)
+    assert_same_comparison(quiet(compare_precision, counts), expected)
 
 
 def test_merging_labels_of_another_type_names_both():
@@ -161,8 +150,8 @@ def test_pandas_chunks_are_paired_as_compare_pairs_them():
     for start in (0, 2):
         part = frame.iloc[start : start + 2]
         counts.update(part["y"], part[["a", "b"]])
-    expected = _quiet(compare_precision, frame["y"], frame[["a", "b"]])
-    _assert_same(_quiet(compare_precision, counts), expected)
+    expected = quiet(compare_precision, frame["y"], frame[["a", "b"]])
+    assert_same_comparison(quiet(compare_precision, counts), expected)
 
 
 def test_late_classes_and_empty_chunks_match_scikit_learn():
@@ -179,12 +168,12 @@ def test_late_classes_and_empty_chunks_match_scikit_learn():
     table = counts.joint_table()
     np.testing.assert_array_equal(table.sum(axis=2), confusion_matrix(y, a, labels=labels))
     np.testing.assert_array_equal(table.sum(axis=1), confusion_matrix(y, b, labels=labels))
-    result = _quiet(compare_precision, counts, reference="a")
-    ref = _quiet(precision_score, y, a, average=None, labels=labels, zero_division=np.nan)
+    result = quiet(compare_precision, counts, reference="a")
+    ref = quiet(precision_score, y, a, average=None, labels=labels, zero_division=np.nan)
     np.testing.assert_allclose(result.table["precision_reference"], ref, rtol=1e-12)
-    ref = _quiet(precision_score, y, b, average=None, labels=labels, zero_division=np.nan)
+    ref = quiet(precision_score, y, b, average=None, labels=labels, zero_division=np.nan)
     np.testing.assert_allclose(result.table["precision"], ref, rtol=1e-12)
-    _assert_same(result, _quiet(compare_precision, y, {"a": a, "b": b}))
+    assert_same_comparison(result, quiet(compare_precision, y, {"a": a, "b": b}))
 
 
 @pytest.mark.parametrize("layout", ["table", "agreement", "clustered"])
@@ -198,21 +187,21 @@ def test_updates_after_a_comparison_leave_it_unchanged(layout):
     counts = ComparisonCounts.from_arrays(
         y[:300], half, groups=None if groups is None else groups[:300]
     )
-    result = _quiet(compare_precision, counts)
+    result = quiet(compare_precision, counts)
     kept = pickle.loads(pickle.dumps(result))
     before = kept.table.copy()
     if layout != "agreement":
-        tested = _quiet(result.global_test, n_resamples=50, random_state=0)
+        tested = quiet(result.global_test, n_resamples=50, random_state=0)
     rest = {k: v[300:] for k, v in preds.items()}
     for _ in range(3):
         counts.update(y[300:], rest, groups=None if groups is None else groups[300:])
     pd.testing.assert_frame_equal(result.table, before)
     if layout != "agreement":
-        again = _quiet(result.global_test, n_resamples=50, random_state=0)
+        again = quiet(result.global_test, n_resamples=50, random_state=0)
         np.testing.assert_array_equal(again.pvalue, tested.pvalue)
         pd.testing.assert_frame_equal(
-            _quiet(result.at_prevalence, {0: 0.3}, random_state=0),
-            _quiet(kept.at_prevalence, {0: 0.3}, random_state=0),
+            quiet(result.at_prevalence, {0: 0.3}, random_state=0),
+            quiet(kept.at_prevalence, {0: 0.3}, random_state=0),
         )
 
 
@@ -227,8 +216,8 @@ def test_pickled_counts_grow_independently():
     copy = pickle.loads(pickle.dumps(counts))
     copy.update(y[200:], {"a": a[200:], "b": b[200:]}, groups=groups[200:])
     assert counts.n_rows == 200 and copy.n_rows == 400
-    expected = _quiet(compare_accuracy, y, {"a": a, "b": b}, groups=groups)
-    _assert_same(_quiet(compare_accuracy, copy), expected)
+    expected = quiet(compare_accuracy, y, {"a": a, "b": b}, groups=groups)
+    assert_same_comparison(quiet(compare_accuracy, copy), expected)
     got, ref = mcnemar_test(copy, "a", "b"), mcnemar_test(y, a, b, groups=groups)
     assert (got.statistic, got.pvalue) == (ref.statistic, ref.pvalue)
 
@@ -241,9 +230,9 @@ def test_classifier_names_are_kept_as_compare_keeps_them(names):
     counts.update(y[3:], {k: v[3:] for k, v in reversed(preds.items())})
     assert counts.classifiers == names
     for compare in (compare_precision, compare_accuracy):
-        expected = _quiet(compare, y, preds, reference=names[1])
-        _assert_same(_quiet(compare, counts, reference=names[1]), expected)
-        assert _quiet(compare, counts).classifiers == names
+        expected = quiet(compare, y, preds, reference=names[1])
+        assert_same_comparison(quiet(compare, counts, reference=names[1]), expected)
+        assert quiet(compare, counts).classifiers == names
     got, ref = mcnemar_test(counts, *names), mcnemar_test(y, a, b)
     assert (got.n_a_only, got.n_b_only, got.pvalue) == (ref.n_a_only, ref.n_b_only, ref.pvalue)
 
@@ -265,12 +254,12 @@ def test_labels_of_no_row_are_not_reported():
     first = {k: pd.Categorical(names[v[:3]], categories=names) for k, v in (("a", a), ("b", b))}
     counts = ComparisonCounts.from_arrays(pd.Categorical(names[y[:3]], categories=names), first)
     counts.update(names[y[3:]], {"a": names[a[3:]], "b": names[b[3:]]})
-    expected = _quiet(compare_precision, names[y], {"a": names[a], "b": names[b]})
-    _assert_same(_quiet(compare_precision, counts), expected)
+    expected = quiet(compare_precision, names[y], {"a": names[a], "b": names[b]})
+    assert_same_comparison(quiet(compare_precision, counts), expected)
     assert expected.classes.tolist() == ["x", "y", "z"]
     table = np.zeros((3, 3, 3), dtype=int)
     table[0, 0, 1], table[1, 1, 1], table[0, 0, 0], table[1, 1, 0] = 5, 7, 3, 4
-    result = _quiet(compare_precision, ComparisonCounts.from_table(table, labels=["p", "q", "r"]))
+    result = quiet(compare_precision, ComparisonCounts.from_table(table, labels=["p", "q", "r"]))
     assert result.classes.tolist() == ["p", "q"]
 
 
@@ -329,10 +318,10 @@ def test_any_chunking_and_merge_order_gives_the_arrays_comparison(
 
     whole = count(0, n)
     merged = count(split, n).merge(count(0, split))
-    expected = _quiet(compare_precision, y, preds, groups=groups, reference="b")
+    expected = quiet(compare_precision, y, preds, groups=groups, reference="b")
     for counts in (whole, merged):
         assert counts.n_rows == n
-        _assert_same(_quiet(compare_precision, counts, reference="b"), expected)
+        assert_same_comparison(quiet(compare_precision, counts, reference="b"), expected)
 
 
 def test_mcnemar_of_counts_given_arrays_describes_them_briefly():

@@ -241,7 +241,7 @@ def test_long_usage_errors(tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
         _run(["compare", _write(frame, tmp_path / "x.csv"), *LONG, "--batch-size", "0"], capsys)
     assert info.value.code == 2
-    assert "--batch-size: must be >= 1" in capsys.readouterr().err
+    assert "--batch-size: must be an integer >= 1" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,5 @@
 """Dask arrays and DataFrame columns, counted on a real distributed cluster."""
 
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,6 +7,8 @@ import pytest
 from sklearn_precision_stats.engine._dask import counts_from_dask, is_dask_collection
 from sklearn_precision_stats.paired import compare_accuracy, compare_precision, compare_recall
 from sklearn_precision_stats.paired._compare import comparison_from_counts
+
+from .conftest import assert_same_comparison, quiet
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
@@ -42,18 +42,6 @@ def _data(n=3000, n_classes=4, seed=0, strings=False):
     return y, preds, groups
 
 
-def _quiet(func, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return func(*args, **kwargs)
-
-
-def _assert_same(result, expected):
-    pd.testing.assert_frame_equal(result.table, expected.table, check_exact=True)
-    pd.testing.assert_frame_equal(result.omnibus, expected.omnibus, check_exact=True)
-    assert (result.n_rows, result.n_records) == (expected.n_rows, expected.n_records)
-
-
 @pytest.mark.parametrize("strings", [False, True])
 @pytest.mark.parametrize("clustered", [False, True])
 def test_dask_arrays_equal_in_memory(client, strings, clustered):
@@ -66,8 +54,10 @@ def test_dask_arrays_equal_in_memory(client, strings, clustered):
     counts = counts_from_dask(dy, dpreds, groups=dgroups, split_every=2)
     assert counts.clustered is clustered
     for metric, func in (("precision", compare_precision), ("accuracy", compare_accuracy)):
-        expected = _quiet(func, y, preds, groups=groups, reference="b")
-        _assert_same(_quiet(comparison_from_counts, counts, metric, reference="b"), expected)
+        expected = quiet(func, y, preds, groups=groups, reference="b")
+        assert_same_comparison(
+            quiet(comparison_from_counts, counts, metric, reference="b"), expected
+        )
 
 
 def test_dask_dataframe_columns_with_records_across_partitions(client):
@@ -80,8 +70,8 @@ def test_dask_dataframe_columns_with_records_across_partitions(client):
     )
     # The records split across partitions are counted once each.
     assert counts.n_records == np.unique(groups).shape[0] < counts.n_rows
-    expected = _quiet(compare_recall, y, preds, groups=groups)
-    _assert_same(_quiet(comparison_from_counts, counts, "recall"), expected)
+    expected = quiet(compare_recall, y, preds, groups=groups)
+    assert_same_comparison(quiet(comparison_from_counts, counts, "recall"), expected)
 
 
 def test_dask_input_errors(client):
@@ -111,12 +101,12 @@ def test_unknown_chunk_sizes_equal_in_memory(client):
     dgroups = da.from_array(groups, chunks=300)[mask]
     assert np.isnan(dy.chunks[0][0])
     kept = {k: v[keep] for k, v in preds.items()}
-    expected = _quiet(compare_precision, y[keep], kept, groups=groups[keep])
-    _assert_same(_quiet(compare_precision, dy, dpreds, groups=dgroups), expected)
+    expected = quiet(compare_precision, y[keep], kept, groups=groups[keep])
+    assert_same_comparison(quiet(compare_precision, dy, dpreds, groups=dgroups), expected)
     frame = dd.from_pandas(pd.DataFrame({"y": y, **preds}), npartitions=4)
     values = {k: frame[k].values for k in preds}
-    _assert_same(
-        _quiet(compare_recall, frame["y"].values, values), _quiet(compare_recall, y, preds)
+    assert_same_comparison(
+        quiet(compare_recall, frame["y"].values, values), quiet(compare_recall, y, preds)
     )
 
 
@@ -126,9 +116,9 @@ def test_frame_of_predictions_and_differently_partitioned_columns(client):
     one = dd.from_pandas(frame, npartitions=4)
     other = dd.from_pandas(frame, chunksize=200)  # other divisions, same index
     assert one.divisions != other.divisions
-    expected = _quiet(compare_precision, frame["y"], frame[list(preds)], groups=frame["record"])
-    got = _quiet(compare_precision, one["y"], other[list(preds)], groups=one["record"])
-    _assert_same(got, expected)
+    expected = quiet(compare_precision, frame["y"], frame[list(preds)], groups=frame["record"])
+    got = quiet(compare_precision, one["y"], other[list(preds)], groups=one["record"])
+    assert_same_comparison(got, expected)
     # As with pandas Series, rows are paired by index: another index is an error.
     moved = dd.from_pandas(frame.set_index(frame.index * 2), npartitions=4)
     with pytest.raises(ValueError, match="different indexes"):
@@ -142,7 +132,7 @@ def test_column_vectors_and_in_memory_predictions_beside_dask(client):
     y, preds, _ = _data(n=900, seed=4)
     dy = da.from_array(y[:, None], chunks=(200, 1))
     mixed = {"a": da.from_array(preds["a"], chunks=250), "b": preds["b"], "c": list(preds["c"])}
-    _assert_same(_quiet(compare_precision, dy, mixed), _quiet(compare_precision, y, preds))
+    assert_same_comparison(quiet(compare_precision, dy, mixed), quiet(compare_precision, y, preds))
 
 
 def test_errors_in_a_block_name_the_block_and_its_first_row(client):
