@@ -621,3 +621,15 @@ def test_callable_with_bootstrap_follows_named_measure():
     ours = compare_metric(y, preds, metric=_f1_from_matrix, **kwargs).table
     for col in ("diff", "diff_se", "diff_ci_low", "diff_ci_high", "diff_pvalue"):
         np.testing.assert_allclose(ours[col], named[col], rtol=1e-12)
+
+
+def test_a_difference_without_variance_from_complete_disagreement_says_why():
+    # One classifier right on every row, the other on none: F1 of 1 and 0
+    # with no variance across records; the reason must not claim agreement.
+    y = np.array([0, 0, 1, 1, 1, 0])
+    with pytest.warns(UndefinedStatisticWarning) as caught:
+        result = compare_metric(y, {"a": y, "b": 1 - y}, metric="f1")
+    assert len(caught) == 1
+    assert "each is right on all of them or on none" in str(caught[0].message)
+    assert result.table["diff"].tolist() == [-1.0, -1.0]
+    assert result.table["diff_pvalue"].isna().all()

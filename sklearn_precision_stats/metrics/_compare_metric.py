@@ -558,7 +558,8 @@ def compare_cells(
     )
     for r, c in zip(*np.nonzero(no_variance), strict=True):
         why = (
-            "no variance (the two agree on every row that matters)"
+            "no variance across records (e.g. the two agree on every row that matters, "
+            "or each is right on all of them or on none)"
             if np.isfinite(diff_se[r, c])
             else "no standard error (the measure's gradient or replicates are not finite)"
         )
