@@ -632,7 +632,9 @@ def binary_scored(draw):
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     y = rng.integers(0, 2, n)
     y[:2] = [0, 1]
-    a = np.round(y + rng.normal(size=n), draw(st.sampled_from([0, 1, 6])))
+    # Rounded for ties; offset so that the scores are never only the labels
+    # 0 and 1, which delong_test refuses as hard predictions.
+    a = np.round(y + rng.normal(size=n), draw(st.sampled_from([0, 1, 6]))) + 0.25
     b = np.round(0.5 * a + y + rng.normal(size=n), 1)
     return y, a, b, rng
 
