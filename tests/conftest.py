@@ -79,3 +79,16 @@ def assert_same_comparison(result, expected):
     pd.testing.assert_frame_equal(result.omnibus, expected.omnibus, check_exact=True)
     assert result.n_rows == expected.n_rows and result.n_records == expected.n_records
     assert result.classifiers == expected.classifiers
+
+
+def make_scores(n, seed=0):
+    """Labels of three classes and the rounded scores of three classifiers,
+    ``a`` the sharpest and ``c`` the noisiest (ties from the rounding)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, size=n)
+    onehot = np.eye(3)[y]
+    return y, {
+        "a": np.round(onehot + rng.normal(size=(n, 3)), 2),
+        "b": np.round(onehot + rng.normal(scale=1.5, size=(n, 3)), 2),
+        "c": np.round(onehot + rng.normal(scale=2.0, size=(n, 3)), 2),
+    }

@@ -28,6 +28,8 @@ from sklearn_precision_stats import (
     relative_predictive_values,
 )
 
+from .conftest import make_scores
+
 CLONES = pytest.mark.parametrize(
     "clone",
     [copy.deepcopy, copy.copy, lambda r: pickle.loads(pickle.dumps(r))],
@@ -46,17 +48,6 @@ def _labels(n, n_classes, seed):
     return y, preds
 
 
-def _scores(n=120, seed=0):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 3, size=n)
-    onehot = np.eye(3)[y]
-    return y, {
-        "a": np.round(onehot + rng.normal(size=(n, 3)), 2),
-        "b": np.round(onehot + rng.normal(scale=1.5, size=(n, 3)), 2),
-        "c": np.round(onehot + rng.normal(scale=2.0, size=(n, 3)), 2),
-    }
-
-
 @pytest.fixture(scope="module")
 def bootstrap_f1():
     y, preds = _labels(150, 3, seed=0)
@@ -65,7 +56,7 @@ def bootstrap_f1():
 
 @pytest.fixture(scope="module")
 def average_precision():
-    y, scores = _scores()
+    y, scores = make_scores(120)
     return compare_average_precision(y, scores, n_resamples=20, random_state=0)
 
 

@@ -14,6 +14,8 @@ from sklearn_precision_stats import (  # noqa: E402
     plot_precision_recall,
 )
 
+from .conftest import make_scores  # noqa: E402
+
 
 @pytest.fixture(autouse=True)
 def _close_figures():
@@ -21,19 +23,8 @@ def _close_figures():
     plt.close("all")
 
 
-def _data(n=300, seed=0):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 3, size=n)
-    onehot = np.eye(3)[y]
-    return y, {
-        "a": np.round(onehot + rng.normal(size=(n, 3)), 2),
-        "b": np.round(onehot + rng.normal(scale=1.5, size=(n, 3)), 2),
-        "c": np.round(onehot + rng.normal(scale=2.0, size=(n, 3)), 2),
-    }
-
-
 def test_curves_are_the_interpolated_precision_of_sklearn_curve():
-    y, scores = _data()
+    y, scores = make_scores(300)
     result = compare_average_precision(y, scores, n_resamples=100, random_state=0)
     grid = result.curves["recall"]
     for j, name in enumerate(result.classifiers):
@@ -47,7 +38,7 @@ def test_curves_are_the_interpolated_precision_of_sklearn_curve():
 
 
 def test_plot_precision_recall_draws_curves_and_bands():
-    y, scores = _data()
+    y, scores = make_scores(300)
     result = compare_average_precision(y, scores, n_resamples=100, random_state=0)
     ax = plot_precision_recall(result, 1)
     assert len(ax.get_lines()) == 3
@@ -60,13 +51,13 @@ def test_plot_precision_recall_draws_curves_and_bands():
 
 
 def test_plot_precision_recall_needs_curves():
-    y, scores = _data()
+    y, scores = make_scores(300)
     with pytest.raises(ValueError, match="no precision-recall curves"):
         plot_precision_recall(compare_roc_auc(y, scores))
 
 
 def test_forest_plot_one_row_per_class_and_classifier():
-    y, scores = _data()
+    y, scores = make_scores(300)
     result = compare_average_precision(y, scores, n_resamples=100, random_state=0)
     ax = result.plot()
     table = result.table
