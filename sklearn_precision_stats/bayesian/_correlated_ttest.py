@@ -230,7 +230,7 @@ def bayesian_correlated_ttest(
     mean, scale, df = _student_posterior(differences, ratio)
     # Differences that vary only by rounding errors of the scores do not vary.
     degenerate = _no_variation(float(differences.std(ddof=1)), largest)
-    scaled_rope = _in_score_units(rope, -exponent) if rope > 0 else 0.0
+    scaled_rope = _in_score_units(rope, -exponent)
     p_left, p_rope, p_right = _region_probabilities(mean, scale, df, scaled_rope, degenerate)
     return BayesianCorrelatedTTestResult(
         p_left=float(p_left),
