@@ -82,11 +82,8 @@ class _ComparisonScorer:
                 y, y_preds, None, metric=self.metric, labels=labels, diagnostics=reasons
             )
             where = "the pooled classes" if labels is None else f"class {_plain(self.label)!r}"
-            scored = (
-                self.output if self.output in ("ratio", "diff") else f"{self.test} {self.output}"
-            )
             warnings.warn(
-                f"The scored {scored} of {where} is NaN in this split; the split "
+                f"The scored {self._scored()} of {where} is NaN in this split; the split "
                 f"scores {self.undefined}. {' '.join(reasons)}",
                 UndefinedStatisticWarning,
                 stacklevel=2,
@@ -141,11 +138,17 @@ class _ComparisonScorer:
                 raise
             return None
 
+    def _scored(self) -> str:
+        """What is scored, for messages: "ratio", "diff" or the test's output."""
+        # A threshold-free measure has no test (""): its output alone.
+        if self.output in ("ratio", "diff"):
+            return self.output
+        return f"{self.test} {self.output}".strip()
+
     def _absent_label(self, stacklevel: int) -> float:
-        scored = self.output if self.output in ("ratio", "diff") else f"{self.test} {self.output}"
         warnings.warn(
             f"Class {_plain(self.label)!r} does not occur in this split (no test record "
-            f"is of the class or predicted as it), so the scored {scored.strip()} of "
+            f"is of the class or predicted as it), so the scored {self._scored()} of "
             f"{self.metric} is undefined; the split scores {self.undefined}.",
             UndefinedStatisticWarning,
             stacklevel=stacklevel,
