@@ -81,6 +81,15 @@ def assert_same_comparison(result, expected):
     assert result.classifiers == expected.classifiers
 
 
+def run_cli(argv, capsys):
+    """Run the command line on `argv`: its exit status, stdout and stderr."""
+    from sklearn_precision_stats.__main__ import main
+
+    code = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
 def make_scores(n, seed=0):
     """Labels of three classes and the rounded scores of three classifiers,
     ``a`` the sharpest and ``c`` the noisiest (ties from the rounding)."""

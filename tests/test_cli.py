@@ -21,6 +21,8 @@ from sklearn_precision_stats.paired import (
     compare_specificity,
 )
 
+from .conftest import run_cli
+
 pa = pytest.importorskip("pyarrow")
 
 COMPARE = {
@@ -57,12 +59,6 @@ def _write(frame, path):
     return str(path)
 
 
-def _run(argv, capsys):
-    code = main([str(a) for a in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 def _csv_table(text):
     return pd.read_csv(io.StringIO(text), keep_default_na=True)
 
@@ -94,7 +90,7 @@ def wide_files(tmp_path, wide_frame):
 @pytest.mark.parametrize("suffix", ["csv", "parquet", "feather"])
 @pytest.mark.parametrize("metric", list(COMPARE))
 def test_compare_csv_equals_in_memory(wide_files, wide_frame, capsys, suffix, metric):
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         ["compare", wide_files[suffix], "--truth", "truth", "--metric", metric, "--format", "csv"],
         capsys,
     )
@@ -113,7 +109,7 @@ def test_every_output_format(wide_files, wide_frame, capsys, tmp_path):
     outputs = {}
     for fmt in ("text", "markdown", "latex", "csv", "json"):
         path = tmp_path / f"out.{fmt}"
-        code, out, err = _run([*base, "--format", fmt, "--output", path], capsys)
+        code, out, err = run_cli([*base, "--format", fmt, "--output", path], capsys)
         assert code == 0, err
         assert out == ""
         outputs[fmt] = path.read_text()
@@ -133,7 +129,7 @@ def test_every_output_format(wide_files, wide_frame, capsys, tmp_path):
 
 
 def test_classifiers_reference_and_labels(wide_files, wide_frame, capsys):
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         [
             "compare",
             wide_files["csv"],
@@ -171,7 +167,7 @@ def test_string_labels_and_groups(tmp_path, capsys):
 def _check_grouped_compare(frame, path, capsys):
     """``compare --groups record`` on `frame` saved at `path` gives the in-memory table."""
     path = _write(frame, path)
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         ["compare", path, "--truth", "truth", "--groups", "record", "--format", "csv"], capsys
     )
     assert code == 0
@@ -236,7 +232,7 @@ def test_long_layout_clustered(tmp_path, wide_frame, capsys):
     # Within a record the repeats must pair in file order: sort them so.
     long = long.sort_values("repeat", kind="stable").reset_index(drop=True)
     path = _write(long, tmp_path / "long.feather")
-    code, out, err = _run(["compare", path, *LONG_ARGS, "--format", "csv"], capsys)
+    code, out, err = run_cli(["compare", path, *LONG_ARGS, "--format", "csv"], capsys)
     assert code == 0, err
     y, preds, groups = _long_arrays(long)
     # The default reference is the classifier of the file's first row.
@@ -270,7 +266,7 @@ def test_long_layout_from_cv_comparator(tmp_path, capsys):
         warnings.simplefilter("ignore")
         comparator.fit(X, y)
         _write(comparator.predictions_, path)
-        code, out, err = _run(
+        code, out, err = run_cli(
             ["compare", path, *LONG_ARGS, "--classifiers", "nb,tree,dummy", "--format", "csv"],
             capsys,
         )
@@ -282,7 +278,7 @@ def test_global_subcommand(wide_files, wide_frame, capsys):
     preds = {name: wide_frame[name].to_numpy() for name in ("a", "b", "c")}
     result = compare_precision(wide_frame["truth"].to_numpy(), preds)
     for method in ("fisher", "dai-cui"):
-        code, out, _ = _run(
+        code, out, _ = run_cli(
             [
                 "global",
                 wide_files["parquet"],
@@ -302,14 +298,14 @@ def test_global_subcommand(wide_files, wide_frame, capsys):
         assert code == 0
         expected = result.global_test(method=method, n_resamples=50, random_state=3).to_frame()
         _assert_same_table(_csv_table(out), expected)
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         ["global", wide_files["csv"], "--truth", "truth", "--method", "simes"], capsys
     )
     assert code == 0 and "Global null test" in out
 
 
 def test_mcnemar_subcommand(wide_files, wide_frame, capsys, tmp_path):
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         [
             "mcnemar",
             wide_files["csv"],
@@ -332,14 +328,14 @@ def test_mcnemar_subcommand(wide_files, wide_frame, capsys, tmp_path):
     # Long layout with repeated records: the clustered test.
     long = _long(wide_frame).sort_values("repeat", kind="stable")
     path = _write(long[long["classifier"] != "c"], tmp_path / "long.parquet")
-    code, out, _ = _run(["mcnemar", path, *LONG_ARGS, "--format", "csv"], capsys)
+    code, out, _ = run_cli(["mcnemar", path, *LONG_ARGS, "--format", "csv"], capsys)
     assert code == 0
     y, preds, groups = _long_arrays(long[long["classifier"] != "c"])
     expected = mcnemar_test(y, preds["a"], preds["b"], groups=groups)
     frame = _csv_table(out)
     assert frame.loc[0, "statistic"] == expected.statistic
     assert frame.loc[0, "n_groups"] == expected.n_groups
-    code, out, _ = _run(["mcnemar", wide_files["csv"], "--truth", "truth"], capsys)
+    code, out, _ = run_cli(["mcnemar", wide_files["csv"], "--truth", "truth"], capsys)
     assert code == 2
 
 
@@ -350,19 +346,19 @@ def test_delong_subcommand(tmp_path, capsys):
         {"y": y, "s1": y + rng.normal(0, 1, 300), "s2": y + rng.normal(0, 1.5, 300)}
     )
     path = _write(frame, tmp_path / "scores.csv")
-    code, out, _ = _run(
+    code, out, _ = run_cli(
         ["delong", path, "--truth", "y", "--scores", "s1,s2", "--format", "csv"], capsys
     )
     assert code == 0
     expected = delong_test(frame["y"], frame["s1"], frame["s2"])
     row = _csv_table(out).iloc[0]
     assert row["statistic"] == expected.statistic and row["auc_a"] == expected.auc_a
-    code, out, _ = _run(["delong", path, "--truth", "y", "--scores", "s1,zz"], capsys)
+    code, out, _ = run_cli(["delong", path, "--truth", "y", "--scores", "s1,zz"], capsys)
     assert code == 2
 
 
 def _usage_error(argv, capsys, output, match):
-    code, out, err = _run([*argv, "--output", output], capsys)
+    code, out, err = run_cli([*argv, "--output", output], capsys)
     assert code == 2
     assert match in err, err
     assert out == ""
@@ -437,7 +433,9 @@ def test_usage_errors(tmp_path, wide_files, wide_frame, capsys):
 def test_failure_keeps_an_existing_output(tmp_path, wide_files, capsys):
     out = tmp_path / "result.csv"
     out.write_text("previous\n")
-    code, _, _ = _run(["compare", wide_files["csv"], "--truth", "missing", "--output", out], capsys)
+    code, _, _ = run_cli(
+        ["compare", wide_files["csv"], "--truth", "missing", "--output", out], capsys
+    )
     assert code == 2 and out.read_text() == "previous\n"
 
 
@@ -491,7 +489,7 @@ def test_progress_bar_only_on_a_terminal(wide_files, capsys, monkeypatch):
     assert code == 0
     assert "rows" in terminal.getvalue()  # tqdm's bar, unit " rows"
     monkeypatch.undo()
-    _, _, err = _run(["compare", wide_files["parquet"], "--truth", "truth"], capsys)
+    _, _, err = run_cli(["compare", wide_files["parquet"], "--truth", "truth"], capsys)
     assert "rows/s" not in err and "it/s" not in err
 
 

@@ -16,13 +16,9 @@ from sklearn_precision_stats.__main__ import main
 from sklearn_precision_stats.cli import _io
 from sklearn_precision_stats.paired import compare_precision
 
+from .conftest import run_cli
+
 pytest.importorskip("pyarrow")
-
-
-def _run(argv, capsys):
-    code = main([str(a) for a in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def _error(err, code):
@@ -43,7 +39,7 @@ def _frame(n=300, seed=0):
 
 
 def _table(argv, capsys):
-    code, out, err = _run([*argv, "--format", "json"], capsys)
+    code, out, err = run_cli([*argv, "--format", "json"], capsys)
     assert code == 0, err
     return pd.DataFrame(json.loads(out)["table"])
 
@@ -72,11 +68,11 @@ def test_an_empty_compressed_csv_and_a_corrupt_one_are_one_line_errors(tmp_path,
     empty = tmp_path / "empty.csv.gz"
     with gzip.open(empty, "wt"):
         pass
-    code, _, err = _run(["compare", empty, "--truth", "truth"], capsys)
+    code, _, err = run_cli(["compare", empty, "--truth", "truth"], capsys)
     assert "is empty" in _error(err, code)
     fake = tmp_path / "plain.csv.gz"
     fake.write_text(_frame().to_csv(index=False))  # not compressed
-    code, _, err = _run(["compare", fake, "--truth", "truth"], capsys)
+    code, _, err = run_cli(["compare", fake, "--truth", "truth"], capsys)
     line = _error(err, code)
     assert "cannot decompress" in line and "'.gz'" in line
 
@@ -89,7 +85,7 @@ def test_duplicate_column_names_are_refused_not_read_silently(tmp_path, capsys):
         for row in zip(frame["truth"], frame["a"], frame["b"], frame["b"], strict=True):
             handle.write(",".join(row) + "\n")
     for extra in (["--classifiers", "a,b"], []):
-        code, out, err = _run(["compare", path, "--truth", "truth", *extra], capsys)
+        code, out, err = run_cli(["compare", path, "--truth", "truth", *extra], capsys)
         line = _error(err, code)
         assert "2 columns named 'a'" in line and "unique names" in line
         assert out == ""
@@ -115,7 +111,7 @@ def test_label_column_of_numbers_then_text_is_read_as_text(tmp_path, capsys, mon
     y[-5:], a[-5:], b[-3:] = "cat", "cat", "cat"
     path = tmp_path / "mixed.csv"
     pd.DataFrame({"truth": y, "a": a, "b": b}).to_csv(path, index=False)
-    code, out, err = _run(["compare", path, "--truth", "truth", "--format", "json"], capsys)
+    code, out, err = run_cli(["compare", path, "--truth", "truth", "--format", "json"], capsys)
     assert code == 0, err
     assert "holds numbers and text" in err and "'truth'" in err
     table = pd.DataFrame(json.loads(out)["table"])
@@ -144,7 +140,7 @@ def test_score_column_with_text_part_way_names_the_column_and_the_value(
     frame.loc[n - 1, "sb"] = "oops"
     path = tmp_path / "scores.csv"
     frame.to_csv(path, index=False)
-    code, _, err = _run(["delong", path, "--truth", "y", "--scores", "sa,sb"], capsys)
+    code, _, err = run_cli(["delong", path, "--truth", "y", "--scores", "sa,sb"], capsys)
     line = _error(err, code)
     assert "'sb'" in line and "'oops'" in line and "correct or drop that row" in line
 
@@ -182,7 +178,7 @@ def test_tab_delimiter_can_be_typed(tmp_path, capsys, spelling):
 def test_wrong_delimiter_hints_at_the_option(tmp_path, capsys):
     path = tmp_path / "preds.csv"
     _frame().to_csv(path, index=False)
-    code, _, err = _run(["compare", path, "--truth", "truth", "--delimiter", ";"], capsys)
+    code, _, err = run_cli(["compare", path, "--truth", "truth", "--delimiter", ";"], capsys)
     line = _error(err, code)
     assert "--truth" in line and "see --delimiter" in line
 
@@ -194,7 +190,7 @@ def test_unknown_pos_label_of_compare_scores_names_pos_label(tmp_path, capsys):
     pd.DataFrame({"y": rng.integers(0, 2, n), "sa": rng.random(n), "sb": rng.random(n)}).to_csv(
         path, index=False
     )
-    code, _, err = _run(
+    code, _, err = run_cli(
         ["compare-scores", path, "--truth", "y", "--scores", "A:sa,B:sb", "--pos-label", "3"],
         capsys,
     )
@@ -206,7 +202,7 @@ def test_utf16_csv_is_named_and_read_with_its_encoding(tmp_path, capsys):
     frame = _frame()
     path = tmp_path / "unicode.csv"
     frame.to_csv(path, index=False, encoding="utf-16")  # Excel's "Unicode text"
-    code, _, err = _run(["compare", path, "--truth", "truth"], capsys)
+    code, _, err = run_cli(["compare", path, "--truth", "truth"], capsys)
     assert "is UTF-16 text; pass --encoding utf-16" in _error(err, code)
     table = _table(["compare", path, "--truth", "truth", "--encoding", "utf-16"], capsys)
     expected = compare_precision(frame["truth"].to_numpy(), {"a": frame["a"], "b": frame["b"]})
@@ -227,7 +223,7 @@ def test_missing_score_names_the_scores_option(tmp_path, capsys, command):
     path = tmp_path / "scores.csv"
     path.write_text("y,sa,sb\n1,0.5,0.3\n0,,0.2\n1,0.7,0.9\n0,0.1,0.2\n")
     scores = "sa,sb" if command == "delong" else "A:sa,B:sb"
-    code, _, err = _run([command, path, "--truth", "y", "--scores", scores], capsys)
+    code, _, err = run_cli([command, path, "--truth", "y", "--scores", scores], capsys)
     line = _error(err, code)
     assert "--scores: column 'sa' has a missing score at row 1" in line
 
@@ -246,7 +242,7 @@ def test_long_layout_label_column_of_numbers_then_text(tmp_path, capsys, monkeyp
     frame = pd.DataFrame(rows, columns=["rec", "clf", "truth", "pred"])
     path = tmp_path / "long.csv"
     frame.to_csv(path, index=False)
-    code, out, err = _run(
+    code, out, err = run_cli(
         [
             "compare",
             path,
@@ -308,7 +304,7 @@ def test_delong_with_the_compare_scores_syntax_says_which_syntax(tmp_path, capsy
     pd.DataFrame({"y": rng.integers(0, 2, 50), "sa": rng.random(50), "sb": rng.random(50)}).to_csv(
         path, index=False
     )
-    code, _, err = _run(["delong", path, "--truth", "y", "--scores", "A:sa,B:sb"], capsys)
+    code, _, err = run_cli(["delong", path, "--truth", "y", "--scores", "A:sa,B:sb"], capsys)
     line = _error(err, code)
     assert "--scores COL_A,COL_B" in line and "compare-scores" in line
 
@@ -316,7 +312,7 @@ def test_delong_with_the_compare_scores_syntax_says_which_syntax(tmp_path, capsy
 def test_scores_with_decimal_commas_are_named(tmp_path, capsys):
     path = tmp_path / "euro.csv"
     path.write_text("y;sa;sb\n1;0,5;0,3\n0;0,1;0,2\n1;0,7;0,9\n")
-    code, _, err = _run(
+    code, _, err = run_cli(
         ["delong", path, "--truth", "y", "--scores", "sa,sb", "--delimiter", ";"], capsys
     )
     line = _error(err, code)
@@ -329,7 +325,7 @@ def test_missing_label_in_a_later_batch_gives_its_row_in_the_file(tmp_path, caps
     path = tmp_path / "late.csv"
     path.write_text("truth,a,b\n" + "0,0,1\n1,1,1\n" * 20 + "1,1,\n")
     for argv in (["compare"], ["compare", "--metric", "f1"], ["mcnemar", "--batch-size", "7"]):
-        code, _, err = _run([argv[0], path, "--truth", "truth", *argv[1:]], capsys)
+        code, _, err = run_cli([argv[0], path, "--truth", "truth", *argv[1:]], capsys)
         line = _error(err, code)
         assert "column 'b' has a missing label at row 40" in line
 
@@ -348,11 +344,11 @@ def test_long_layout_missing_prediction_row_in_the_file(tmp_path, capsys):
     assert frame.loc[151, "clf"] == "b" and frame.loc[152, "clf"] == "c"
     frame.loc[[151, 152], "pred"] = np.nan
     frame.to_csv(path, index=False)
-    code, _, err = _run(["compare", path, *long, "--classifiers", "a,b"], capsys)
+    code, _, err = run_cli(["compare", path, *long, "--classifiers", "a,b"], capsys)
     assert "--prediction-col 'pred' has a missing label at row 151" in _error(err, code)
     frame.loc[151, "pred"] = 1.0
     frame.to_csv(path, index=False)
-    code, _, err = _run(["compare", path, *long, "--classifiers", "a,b"], capsys)
+    code, _, err = run_cli(["compare", path, *long, "--classifiers", "a,b"], capsys)
     assert code == 0, err
 
 
@@ -369,7 +365,7 @@ def test_long_layout_missing_prediction_row_in_the_file(tmp_path, capsys):
 def test_options_the_comparison_would_ignore_are_refused(tmp_path, capsys, extra, expected):
     path = tmp_path / "preds.csv"
     _frame().to_csv(path, index=False)
-    code, out, err = _run(["compare", path, "--truth", "truth", *extra], capsys)
+    code, out, err = run_cli(["compare", path, "--truth", "truth", *extra], capsys)
     assert expected in _error(err, code)
     assert out == ""
 
@@ -395,7 +391,7 @@ def test_compare_scores_refuses_options_of_another_measure(tmp_path, capsys, ext
     pd.DataFrame({"y": rng.integers(0, 2, 80), "sa": rng.random(80), "sb": rng.random(80)}).to_csv(
         path, index=False
     )
-    code, out, err = _run(
+    code, out, err = run_cli(
         ["compare-scores", path, "--truth", "y", "--scores", "A:sa,B:sb", *extra], capsys
     )
     assert expected in _error(err, code)
@@ -407,7 +403,7 @@ def test_global_warns_of_resampling_options_it_ignores(tmp_path, capsys):
     path = tmp_path / "preds.csv"
     frame.to_csv(path, index=False)
     base = ["global", path, "--truth", "truth", "--method", "fisher", "--format", "json"]
-    code, out, err = _run([*base, "--resampling", "bootstrap", "--n-resamples", "5"], capsys)
+    code, out, err = run_cli([*base, "--resampling", "bootstrap", "--n-resamples", "5"], capsys)
     assert code == 0, err
     assert (
         "--resampling is used by --method dai-cui only; it is ignored with --method fisher" in err
@@ -417,7 +413,7 @@ def test_global_warns_of_resampling_options_it_ignores(tmp_path, capsys):
     expected = result.global_test(method="fisher").to_frame()
     got = pd.DataFrame(json.loads(out)["global_test"])
     np.testing.assert_allclose(got["pvalue"], expected["pvalue"], rtol=1e-12)
-    code, out, err = _run(base, capsys)
+    code, out, err = run_cli(base, capsys)
     assert code == 0 and "warning" not in err
 
 

@@ -13,13 +13,9 @@ from sklearn_precision_stats.__main__ import main
 from sklearn_precision_stats.cli._commands import build_parser
 from sklearn_precision_stats.paired import compare_precision
 
+from .conftest import run_cli
+
 pytest.importorskip("pyarrow")
-
-
-def _run(argv, capsys):
-    code = main([str(a) for a in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def _frame(n=300, seed=0, names=("a", "b")):
@@ -51,7 +47,7 @@ def test_without_pyarrow_the_io_extra_is_named(csv_file, capsys, monkeypatch):
     for name in [m for m in sys.modules if m == "pyarrow" or m.startswith("pyarrow.")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "pyarrow", None)
-    code, out, err = _run(["compare", csv_file, "--truth", "truth"], capsys)
+    code, out, err = run_cli(["compare", csv_file, "--truth", "truth"], capsys)
     line = _one_error_line(err, code)
     assert "sklearn-precision-stats[io]" in line and "No module named" not in line
     assert out == ""
@@ -79,16 +75,16 @@ def test_warnings_are_one_line_without_source(tmp_path):
 
 def test_missing_output_folder_and_folder_as_output(csv_file, tmp_path, capsys):
     base = ["compare", csv_file, "--truth", "truth", "--format", "csv"]
-    code, out, err = _run([*base, "--output", tmp_path / "nowhere" / "out.csv"], capsys)
+    code, out, err = run_cli([*base, "--output", tmp_path / "nowhere" / "out.csv"], capsys)
     line = _one_error_line(err, code)
     assert "--output" in line and "does not exist" in line
     assert not (tmp_path / "nowhere").exists()
-    code, out, err = _run([*base, "--output", tmp_path], capsys)
+    code, out, err = run_cli([*base, "--output", tmp_path], capsys)
     assert "--output" in _one_error_line(err, code) and "folder" in err
 
 
 def test_folder_as_input(tmp_path, capsys):
-    code, out, err = _run(["compare", tmp_path, "--truth", "t", "--input-format", "csv"], capsys)
+    code, out, err = run_cli(["compare", tmp_path, "--truth", "t", "--input-format", "csv"], capsys)
     line = _one_error_line(err, code)
     assert "is a folder" in line and "no such file" not in line
 
@@ -104,7 +100,7 @@ def test_empty_and_na_cells_are_missing_labels(tmp_path, capsys, missing, text):
         frame.loc[row, column] = missing
         path = tmp_path / "missing.csv"
         frame.to_csv(path, index=False, na_rep="")
-        code, out, err = _run(["compare", path, "--truth", "truth"], capsys)
+        code, out, err = run_cli(["compare", path, "--truth", "truth"], capsys)
         line = _one_error_line(err, code)
         assert f"'{column}'" in line and f"row {row}" in line and "missing" in line
         assert out == ""
@@ -124,7 +120,7 @@ def test_long_layout_missing_label_names_column_and_row(tmp_path, capsys):
     long.to_csv(path, index=False)
     argv = ["compare", path, "--long", "--truth", "y", "--classifier-col", "model"]
     argv += ["--prediction-col", "pred", "--record-col", "record"]
-    code, out, err = _run(argv, capsys)
+    code, out, err = run_cli(argv, capsys)
     line = _one_error_line(err, code)
     assert "'pred'" in line and "missing" in line and "13" in line
 
@@ -152,7 +148,7 @@ def test_default_reference_is_first_in_file_order(tmp_path, capsys):
     wide = _frame(names=("zeta", "alpha"))
     path = tmp_path / "wide.csv"
     wide.to_csv(path, index=False)
-    code, out, err = _run(["compare", path, "--truth", "truth", "--format", "json"], capsys)
+    code, out, err = run_cli(["compare", path, "--truth", "truth", "--format", "json"], capsys)
     assert code == 0, err
     assert '"reference": "zeta"' in out
     long = pd.DataFrame(
@@ -168,7 +164,7 @@ def test_default_reference_is_first_in_file_order(tmp_path, capsys):
         long.to_csv(path, index=False) if suffix == "csv" else long.to_parquet(path)
         argv = ["compare", path, "--long", "--truth", "y", "--classifier-col", "model"]
         argv += ["--prediction-col", "pred", "--record-col", "record", "--format", "csv"]
-        code, out, err = _run(argv, capsys)
+        code, out, err = run_cli(argv, capsys)
         assert code == 0, err
         table = pd.read_csv(__import__("io").StringIO(out))
         assert set(table["reference"]) == {"zeta"} and set(table["classifier"]) == {"alpha"}
@@ -204,10 +200,10 @@ def test_latin1_csv(tmp_path, capsys):
     frame = frame.apply(lambda col: words[col.to_numpy()])
     path = tmp_path / "latin.csv"
     frame.to_csv(path, index=False, encoding="latin-1")
-    code, out, err = _run(["compare", path, "--truth", "truth"], capsys)
+    code, out, err = run_cli(["compare", path, "--truth", "truth"], capsys)
     line = _one_error_line(err, code)
     assert "--encoding latin-1" in line
-    code, out, err = _run(
+    code, out, err = run_cli(
         ["compare", path, "--truth", "truth", "--encoding", "latin-1", "--format", "csv"],
         capsys,
     )
@@ -221,15 +217,15 @@ def test_latin1_csv(tmp_path, capsys):
 def test_wrong_format_is_one_line_without_raw_bytes(tmp_path, capsys):
     binary = tmp_path / "binary.csv"
     binary.write_bytes(bytes(range(256)) * 8)
-    code, out, err = _run(["compare", binary, "--truth", "truth"], capsys)
+    code, out, err = run_cli(["compare", binary, "--truth", "truth"], capsys)
     assert "binary" in _one_error_line(err, code)
     parquet = tmp_path / "really_parquet.csv"
     _frame().to_parquet(parquet)
-    code, out, err = _run(["compare", parquet, "--truth", "truth"], capsys)
+    code, out, err = run_cli(["compare", parquet, "--truth", "truth"], capsys)
     assert "--input-format parquet" in _one_error_line(err, code)
     ragged = tmp_path / "ragged.csv"
     ragged.write_text("truth,a,b\n0,1,0\n1,1,0,1,secret-row-content\n")
-    code, out, err = _run(["compare", ragged, "--truth", "truth"], capsys)
+    code, out, err = run_cli(["compare", ragged, "--truth", "truth"], capsys)
     line = _one_error_line(err, code)
     assert "secret-row-content" not in line and "columns" in line
 
@@ -257,7 +253,7 @@ def test_unexpected_failure_is_one_line_exit_2(csv_file, capsys, monkeypatch):
         raise RuntimeError("something\nbroke")
 
     monkeypatch.setattr(_compare, "comparison_from_counts", broken)
-    code, out, err = _run(["compare", csv_file, "--truth", "truth"], capsys)
+    code, out, err = run_cli(["compare", csv_file, "--truth", "truth"], capsys)
     assert "RuntimeError: something broke" in _one_error_line(err, code)
 
 
@@ -267,7 +263,7 @@ def test_written_files_honour_the_umask(csv_file, tmp_path, capsys, umask):
     out = tmp_path / "out.csv"
     old = os.umask(umask)
     try:
-        code, _, err = _run(
+        code, _, err = run_cli(
             ["compare", csv_file, "--truth", "truth", "--format", "csv", "--output", out], capsys
         )
     finally:
@@ -289,18 +285,18 @@ def test_many_classes_print_plain_columns(tmp_path, capsys, monkeypatch):
     frame = _frame()
     path = tmp_path / "preds.csv"
     frame.to_csv(path, index=False)
-    code, out, err = _run(["compare", path, "--truth", "truth"], capsys)
+    code, out, err = run_cli(["compare", path, "--truth", "truth"], capsys)
     assert code == 0, err
     lines = out.strip().splitlines()
     assert lines[2].split()[:4] == ["class", "classifier", "precision", "precision_reference"]
     assert len(lines) == 3 + 3  # header, blank, column names, one row per class
     # Formats other than text never render the text.
-    code, out, err = _run(["compare", path, "--truth", "truth", "--format", "json"], capsys)
+    code, out, err = run_cli(["compare", path, "--truth", "truth", "--format", "json"], capsys)
     assert code == 0, err
 
 
 def test_truth_as_groups_warns(csv_file, capsys):
-    code, out, err = _run(["compare", csv_file, "--truth", "truth", "--groups", "truth"], capsys)
+    code, out, err = run_cli(["compare", csv_file, "--truth", "truth", "--groups", "truth"], capsys)
     assert code == 0
     assert any(
         line.startswith("warning: --groups and --truth name the same column")

@@ -16,7 +16,8 @@ from sklearn_precision_stats.classic import delong_test, mcnemar_test
 from sklearn_precision_stats.exceptions import UndefinedStatisticWarning
 from sklearn_precision_stats.paired import compare_accuracy, compare_precision, compare_recall
 
-from .test_cli import _assert_same_table, _csv_table, _run, _usage_error, _write
+from .conftest import run_cli
+from .test_cli import _assert_same_table, _csv_table, _usage_error, _write
 
 pa = pytest.importorskip("pyarrow")
 
@@ -81,7 +82,7 @@ def _pivoted(frame, names):
 
 
 def _compare(argv, capsys):
-    code, out, err = _run(argv, capsys)
+    code, out, err = run_cli(argv, capsys)
     assert code == 0, err
     return _csv_table(out)
 
@@ -193,7 +194,9 @@ def test_long_mcnemar_and_global_equal_pivoted(tmp_path, capsys):
     frame = _long_frame(n_records=250, names=("a", "b"), seed=5)
     path = _write(frame, tmp_path / "long.parquet")
     y, preds, _ = _pivoted(frame, ["a", "b"])
-    code, out, err = _run(["mcnemar", path, *LONG, "--batch-size", "11", "--format", "csv"], capsys)
+    code, out, err = run_cli(
+        ["mcnemar", path, *LONG, "--batch-size", "11", "--format", "csv"], capsys
+    )
     assert code == 0, err
     expected = mcnemar_test(y, preds["a"], preds["b"])
     row = _csv_table(out).iloc[0]
@@ -239,7 +242,7 @@ def test_long_usage_errors(tmp_path, capsys):
     header.write_text("record,model,y_true,y_pred\n")
     _usage_error(["compare", header, *LONG], capsys, out, "no data rows")
     with pytest.raises(SystemExit) as info:
-        _run(["compare", _write(frame, tmp_path / "x.csv"), *LONG, "--batch-size", "0"], capsys)
+        run_cli(["compare", _write(frame, tmp_path / "x.csv"), *LONG, "--batch-size", "0"], capsys)
     assert info.value.code == 2
     assert "--batch-size: must be an integer >= 1" in capsys.readouterr().err
 
@@ -310,7 +313,7 @@ def test_delong_batched_equals_in_memory(tmp_path, capsys, suffix):
     path = _write(frame, tmp_path / f"scores.{suffix}")
     expected = delong_test(frame["y"], frame["s1"], frame["s2"], pos_label="sick")
     for batch_size in ("13", "1000"):
-        code, out, err = _run(
+        code, out, err = run_cli(
             [
                 "delong",
                 path,
@@ -345,7 +348,7 @@ def test_delong_numeric_labels_narrowed(tmp_path, capsys):
     path = _write(frame, tmp_path / "scores.feather")
     expected = delong_test(y, frame["s1"], frame["s2"], alternative="greater")
     for extra in ([], ["--pos-label", "1"], ["--pos-label", "1.0"]):
-        code, out, err = _run(
+        code, out, err = run_cli(
             ["delong", path, "--truth", "y", "--scores", "s1,s2", "--alternative", "greater"]
             + extra
             + ["--batch-size", "64", "--format", "csv"],
