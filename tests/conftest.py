@@ -1,3 +1,4 @@
+import io
 import warnings
 from pathlib import Path
 
@@ -88,6 +89,13 @@ def run_cli(argv, capsys):
     code = main([str(a) for a in argv])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def cli_csv_table(argv, capsys):
+    """The table the command line prints for `argv` as CSV (it must succeed)."""
+    code, out, err = run_cli([*argv, "--format", "csv"], capsys)
+    assert code == 0, err
+    return pd.read_csv(io.StringIO(out))
 
 
 def make_scores(n, seed=0):

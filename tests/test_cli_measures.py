@@ -1,6 +1,5 @@
 """The command line's compare on the measures of compare_metric."""
 
-import io
 import warnings
 
 import numpy as np
@@ -12,6 +11,8 @@ from sklearn_precision_stats import compare_metric
 from sklearn_precision_stats.__main__ import main
 from sklearn_precision_stats.cli._commands import METRICS
 from sklearn_precision_stats.comparators._paired_comparator import MEASURES
+
+from .conftest import cli_csv_table
 
 pytest.importorskip("pyarrow")
 
@@ -29,13 +30,6 @@ def frame():
     return pd.DataFrame(
         {"truth": y, "a": noisy(0.8), "b": noisy(0.7), "rec": np.repeat(np.arange(n_records), 2)}
     )
-
-
-def _table(argv, capsys):
-    code = main([str(a) for a in argv] + ["--format", "csv"])
-    captured = capsys.readouterr()
-    assert code == 0, captured.err
-    return pd.read_csv(io.StringIO(captured.out))
 
 
 def _expected(frame, **kwargs):
@@ -71,7 +65,7 @@ def test_compare_measure_equals_in_memory(tmp_path, frame, capsys, options, kwar
     if clustered:
         argv += ["--groups", "rec"]
         kwargs = {**kwargs, "groups": frame["rec"].to_numpy()}
-    table = _table(argv, capsys)
+    table = cli_csv_table(argv, capsys)
     expected = _expected(frame, **kwargs)
     assert list(table.columns) == list(expected.columns)
     assert [str(c) for c in table["class"]] == [str(c) for c in expected["class"]]
@@ -83,7 +77,7 @@ def test_macro_f1_point_value_is_scikit_learns(tmp_path, frame, capsys):
     path = tmp_path / "preds.parquet"
     frame.to_parquet(path)
     argv = ["compare", path, "--truth", "truth", "--classifiers", "a,b"]
-    table = _table([*argv, "--metric", "f1", "--average", "macro"], capsys)
+    table = cli_csv_table([*argv, "--metric", "f1", "--average", "macro"], capsys)
     np.testing.assert_allclose(
         table["f1"], f1_score(frame["truth"], frame["b"], average="macro"), rtol=1e-12
     )

@@ -1,8 +1,5 @@
 """The command line's compare-scores: threshold-free comparisons of score columns."""
 
-import io
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,6 +12,8 @@ from sklearn_precision_stats import (
     delong_test,
 )
 from sklearn_precision_stats.__main__ import main
+
+from .conftest import cli_csv_table, quiet
 
 pytest.importorskip("pyarrow")
 
@@ -38,19 +37,6 @@ def binary(tmp_path):
     return frame, path
 
 
-def _table(argv, capsys):
-    code = main([str(a) for a in argv] + ["--format", "csv"])
-    captured = capsys.readouterr()
-    assert code == 0, captured.err
-    return pd.read_csv(io.StringIO(captured.out))
-
-
-def _quiet(function, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return function(*args, **kwargs)
-
-
 def _assert_same(table, expected):
     assert list(table.columns) == list(expected.columns)
     for column in expected.columns[2:]:
@@ -60,7 +46,7 @@ def _assert_same(table, expected):
 def test_average_precision_equals_in_memory(binary, capsys):
     frame, path = binary
     base = ["compare-scores", path, "--truth", "truth", "--scores", "A:a,B:b,C:c"]
-    table = _table(
+    table = cli_csv_table(
         [*base, "--pos-label", "sick", "--n-resamples", 300, "--random-state", 0], capsys
     )
     positive = (frame["truth"] == "sick").to_numpy()
@@ -70,7 +56,7 @@ def test_average_precision_equals_in_memory(binary, capsys):
         [average_precision_score(positive, frame[c]) for c in ("b", "c")],
         rtol=1e-12,
     )
-    expected = _quiet(
+    expected = quiet(
         compare_average_precision,
         frame["truth"].to_numpy(),
         scores,
@@ -84,7 +70,7 @@ def test_average_precision_equals_in_memory(binary, capsys):
 def test_roc_auc_subsumes_delong(binary, capsys):
     frame, path = binary
     base = ["compare-scores", path, "--truth", "truth", "--scores", "a:a,b:b", "--pos-label"]
-    table = _table([*base, "sick", "--metric", "roc_auc"], capsys)
+    table = cli_csv_table([*base, "sick", "--metric", "roc_auc"], capsys)
     positive = (frame["truth"] == "sick").to_numpy()
     np.testing.assert_allclose(table["roc_auc"], roc_auc_score(positive, frame["b"]), rtol=1e-12)
     test = delong_test(positive, frame["a"], frame["b"])
@@ -98,8 +84,8 @@ def test_clustered_precision_at_recall(binary, capsys):
     frame, path = binary
     argv = ["compare-scores", path, "--truth", "truth", "--scores", "A:a,B:b", "--groups", "rec"]
     argv += ["--pos-label", "sick", "--metric", "precision_at_recall", "--recall", "0.8"]
-    table = _table([*argv, "--n-resamples", 200, "--random-state", 3], capsys)
-    expected = _quiet(
+    table = cli_csv_table([*argv, "--n-resamples", 200, "--random-state", 3], capsys)
+    expected = quiet(
         compare_precision_at_recall,
         frame["truth"].to_numpy(),
         {"A": frame["a"], "B": frame["b"]},
@@ -123,11 +109,11 @@ def test_one_column_per_class(tmp_path, capsys):
     path = tmp_path / "multi.parquet"
     frame.to_parquet(path)
     argv = ["compare-scores", path, "--truth", "truth", "--scores", "A:a0+a1+a2,B:b0+b1+b2"]
-    table = _table([*argv, "--metric", "roc_auc"], capsys)
+    table = cli_csv_table([*argv, "--metric", "roc_auc"], capsys)
     np.testing.assert_allclose(
         table["roc_auc"], roc_auc_score(np.eye(3)[y], b, average=None), rtol=1e-12
     )
-    expected = _quiet(compare_roc_auc, y, {"A": a, "B": b})
+    expected = quiet(compare_roc_auc, y, {"A": a, "B": b})
     _assert_same(table, expected.table)
 
 
