@@ -26,7 +26,7 @@ from ..utils._validation import (
     _check_aligned_indexes,
     _check_groups,
     _check_predictions,
-    _dataframe_columns,
+    _prediction_pairs,
 )
 
 __all__ = ["paired_table"]
@@ -167,16 +167,9 @@ def prediction_items(y_preds):
     names its classifiers; a single array-like is one classifier named
     ``"classifier"``.
     """
-    columns = _dataframe_columns(y_preds)  # one classifier per column
-    if columns is not None:
-        items = list(columns)
-    elif isinstance(y_preds, Mapping):
-        items = list(y_preds.items())
-    elif isinstance(y_preds, (list, tuple)) and all(
-        isinstance(item, tuple) and len(item) == 2 for item in y_preds
-    ):
-        items = list(y_preds)
-    else:
+    try:
+        items = _prediction_pairs(y_preds)
+    except ValueError:  # none of the named forms: one classifier's labels
         items = [("classifier", y_preds)]
     if not items:
         raise ValueError(
