@@ -423,7 +423,6 @@ def diagnostic_accuracy(
                 f"the {ci_method} interval of the {MEASURES[m]}",
                 "the estimate is 0 or 1, where this interval degenerates; use "
                 "ci_method='wilson' or 'clopper-pearson'",
-                3,
             )
         return DiagnosticAccuracy(
             data.classes,
@@ -471,4 +470,4 @@ def _warn(data, n1, n0, tp, fp, fn, tn, convention):
             "no false negative: the ratio is 0, its log -inf",
         ),
     ):
-        warn_undefined(mask, data.classes, data.names, what, reason, 4)
+        warn_undefined(mask, data.classes, data.names, what, reason)

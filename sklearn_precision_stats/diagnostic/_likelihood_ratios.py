@@ -181,7 +181,6 @@ def compare_likelihood_ratios(
             data.names[1:],
             "the joint test of both likelihood ratios",
             "the covariance of the two log ratios is singular",
-            3,
         )
         return relative_result(
             LikelihoodRatioComparison,
@@ -489,7 +488,6 @@ def likelihood_ratio_regression(
             "the likelihood ratio regression",
             "a covariate pattern has no record or records of one status only, "
             "so the logistic fit does not exist",
-            3,
         )
         return DLRRegressionResult(
             gee[:, :r],

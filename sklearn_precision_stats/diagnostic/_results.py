@@ -135,8 +135,11 @@ class one_warning:  # noqa: N801 (used as a context manager, like contextlib's)
         return False
 
 
-def warn_undefined(mask, classes, names, what, reason, stacklevel=3):
-    """One UndefinedStatisticWarning listing the (class, classifier) pairs in `mask`.
+def warn_undefined(mask, classes, names, what, reason):
+    """Add a sentence listing the (class, classifier) pairs in `mask` to the warning.
+
+    Called inside ``with one_warning():``, which says every sentence in
+    one UndefinedStatisticWarning at the public function's caller.
 
     Parameters
     ----------
@@ -157,9 +160,8 @@ def warn_undefined(mask, classes, names, what, reason, stacklevel=3):
         f"{what[0].upper()}{what[1:]} is undefined for {shown} ({reason}); it is reported as NaN."
     )
     messages = _MESSAGES.get()
-    if messages is None:
-        warnings.warn(message, UndefinedStatisticWarning, stacklevel=stacklevel)
-    elif message not in messages:
+    assert messages is not None, "warn_undefined is called inside `with one_warning():`"
+    if message not in messages:
         messages.append(message)
 
 

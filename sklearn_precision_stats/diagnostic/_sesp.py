@@ -72,9 +72,8 @@ def discordant(data):
 
 def _empty_strata_warning(data, n):
     for i, (what, reason) in enumerate(zip(_SESP, EMPTY_STRATUM, strict=True)):
-        # Stack level 4: the caller of the public function that calls this.
         warn_undefined(
-            n[..., i] == 0, data.classes, data.names[1:], f"the {what} comparison", reason, 4
+            n[..., i] == 0, data.classes, data.names[1:], f"the {what} comparison", reason
         )
 
 
@@ -197,7 +196,6 @@ def exact_binomial_test(
                     data.names[1:],
                     f"the exact test of {what}",
                     "no discordant record",
-                    3,
                 )
         else:
             pvalue = np.where(m > 0, pvalue, 2.0)
@@ -607,7 +605,6 @@ def generalized_mcnemar(
             data.names[1:],
             "the generalized McNemar statistic",
             "a stratum has no discordant record (McNemar's statistic is 0/0)",
-            3,
         )
         return GeneralizedMcNemarResult(
             statistic,
@@ -706,7 +703,7 @@ class RatioFit(NamedTuple):
     defined: np.ndarray
 
 
-def ratio_fit(data, num_other, num_ref, influences, names, undefined, zero_variance, stacklevel=4):
+def ratio_fit(data, num_other, num_ref, influences, names, undefined, zero_variance):
     """Ratios ``num_other / num_ref`` with delta-method (sandwich) SEs of their logs.
 
     `num_other` and `num_ref` have shape (K, J, M), M measures; a ratio is
@@ -736,7 +733,6 @@ def ratio_fit(data, num_other, num_ref, influences, names, undefined, zero_varia
             data.names[1:],
             f"the relative {m}",
             f"{undefined[i]}: the ratio is infinite or 0/0",
-            stacklevel,
         )
         warn_undefined(
             zero[..., i],
@@ -744,7 +740,6 @@ def ratio_fit(data, num_other, num_ref, influences, names, undefined, zero_varia
             data.names[1:],
             f"the test (and interval) of the relative {m}",
             f"{undefined[i]}: the ratio is 0, its log -inf",
-            stacklevel,
         )
         warn_undefined(
             defined[..., i] & (se[..., i] == 0),
@@ -752,7 +747,6 @@ def ratio_fit(data, num_other, num_ref, influences, names, undefined, zero_varia
             data.names[1:],
             f"the test of the relative {m}",
             zero_variance,
-            stacklevel,
         )
     se = np.where(se > 0, se, np.nan)
     return RatioFit(r, se, zstat, cov, defined)
@@ -818,7 +812,6 @@ def _relative_fractions(data, strata, measures, counted, groups):
         measures,
         tuple(f"a classifier has no {what}" for what in counted),
         AGREEMENT_REASON,
-        stacklevel=5,  # the warnings point at the public function's caller
     )
     return relative_result(RelativeAccuracyResult, data, fit, value, value_ref, measures, groups)
 
