@@ -25,6 +25,15 @@ _CHUNK_DRAWS = 2**22
 _TIE_TOLERANCE = 1e-12
 
 
+def tie_slack(estimate: np.ndarray | float) -> np.ndarray:
+    """How far a replicate may lie from `estimate` and still tie with it.
+
+    The estimate and the replicates are sums taken in different orders, so
+    rounding alone must not decide on which side of the estimate a replicate is.
+    """
+    return _TIE_TOLERANCE * np.maximum(1.0, np.abs(estimate))
+
+
 def bootstrap_replicates(
     specs: list[MeasureSpec], units: Units, n_resamples: int, rng: np.random.Generator
 ) -> np.ndarray:
@@ -116,7 +125,7 @@ def bca_interval(
     n_valid = valid.sum(axis=0)
     # Ties with the estimate count one half, ties up to rounding included: the
     # estimate and the replicates are sums taken in different orders.
-    tied = np.abs(replicates - estimate) <= _TIE_TOLERANCE * np.maximum(1.0, np.abs(estimate))
+    tied = np.abs(replicates - estimate) <= tie_slack(estimate)
     below = ((replicates < estimate) & ~tied).sum(axis=0) + 0.5 * tied.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         z0 = special.ndtri(below / n_valid)
@@ -141,8 +150,7 @@ def bootstrap_pvalue(replicates: np.ndarray, estimate: np.ndarray) -> np.ndarray
     valid = np.isfinite(replicates)
     with np.errstate(invalid="ignore"):
         # A tie up to rounding is as extreme (the same sums in another order).
-        slack = _TIE_TOLERANCE * np.maximum(1.0, np.abs(estimate))
-        extreme = (np.abs(replicates - estimate) >= np.abs(estimate) - slack) & valid
+        extreme = (np.abs(replicates - estimate) >= np.abs(estimate) - tie_slack(estimate)) & valid
         p = (1.0 + extreme.sum(axis=0)) / (1.0 + valid.sum(axis=0))
     return np.where(np.isfinite(estimate), p, np.nan)
 

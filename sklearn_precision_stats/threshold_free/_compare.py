@@ -16,6 +16,7 @@ from scipy import stats
 from ..engine._codes import encode_groups
 from ..engine._labels import encode_sorted
 from ..exceptions import UndefinedStatisticWarning
+from ..metrics._bootstrap import tie_slack
 from ..results._metric_comparison import MetricComparison
 from ..utils._random_state import check_random_state_any
 from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions, validate_params
@@ -45,8 +46,6 @@ RandomState = int | np.random.Generator | np.random.RandomState | None
 _AVERAGES = ("macro", "micro", "weighted")
 # Delete-a-group jackknife replicates for the BCa acceleration.
 _JACKKNIFE_GROUPS = 50
-# Replicates this close to the estimate (relative to max(1, |estimate|)) tie with it.
-_TIE_TOLERANCE = 1e-12
 # The inference that needs replicates which differ from the sample.
 _INTERVAL_KEYS = (
     "estimate_ci_low",
@@ -384,7 +383,7 @@ def _bca_limits(estimate, replicates, jackknife, level):
         # curve (precision at a recall) often repeat the estimate exactly,
         # up to the rounding of sums taken in another order (the replicates
         # sum weights, the estimate rows), which must not decide the side.
-        tied = np.abs(reps - estimate[j]) <= _TIE_TOLERANCE * max(1.0, abs(estimate[j]))
+        tied = np.abs(reps - estimate[j]) <= tie_slack(estimate[j])
         below = np.count_nonzero((reps < estimate[j]) & ~tied) + 0.5 * np.count_nonzero(tied)
         z0 = stats.norm.ppf(min(max(below / n_rep, 1 / (2 * n_rep)), 1 - 1 / (2 * n_rep)))
         u = jack.mean() - jack
