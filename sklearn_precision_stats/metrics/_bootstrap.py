@@ -21,17 +21,18 @@ __all__ = []
 # Replicates are drawn in chunks of at most this many floats of draws and
 # confusion counts (32 MB), whatever the units and classes.
 _CHUNK_DRAWS = 2**22
-# Replicates this close (relative to max(1, |estimate|)) to a boundary tie with it.
-_TIE_TOLERANCE = 1e-12
+# Rounding of a sum, relative to max(1, |value|): see rounding_level.
+_ROUNDING = 1e-12
 
 
-def tie_slack(estimate: np.ndarray | float) -> np.ndarray:
-    """How far a replicate may lie from `estimate` and still tie with it.
+def rounding_level(value: np.ndarray | float) -> np.ndarray:
+    """How far rounding alone may take a sum from `value`, 1e-12 relative.
 
-    The estimate and the replicates are sums taken in different orders, so
-    rounding alone must not decide on which side of the estimate a replicate is.
+    The estimate and its replicates are sums taken in different orders:
+    within this of the estimate, a replicate ties with it; a standard
+    error within this of the difference is zero.
     """
-    return _TIE_TOLERANCE * np.maximum(1.0, np.abs(estimate))
+    return _ROUNDING * np.maximum(1.0, np.abs(value))
 
 
 def bootstrap_replicates(
@@ -125,7 +126,7 @@ def bca_interval(
     n_valid = valid.sum(axis=0)
     # Ties with the estimate count one half, ties up to rounding included: the
     # estimate and the replicates are sums taken in different orders.
-    tied = np.abs(replicates - estimate) <= tie_slack(estimate)
+    tied = np.abs(replicates - estimate) <= rounding_level(estimate)
     below = ((replicates < estimate) & ~tied).sum(axis=0) + 0.5 * tied.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         z0 = special.ndtri(below / n_valid)
@@ -150,7 +151,8 @@ def bootstrap_pvalue(replicates: np.ndarray, estimate: np.ndarray) -> np.ndarray
     valid = np.isfinite(replicates)
     with np.errstate(invalid="ignore"):
         # A tie up to rounding is as extreme (the same sums in another order).
-        extreme = (np.abs(replicates - estimate) >= np.abs(estimate) - tie_slack(estimate)) & valid
+        slack = rounding_level(estimate)
+        extreme = (np.abs(replicates - estimate) >= np.abs(estimate) - slack) & valid
         p = (1.0 + extreme.sum(axis=0)) / (1.0 + valid.sum(axis=0))
     return np.where(np.isfinite(estimate), p, np.nan)
 

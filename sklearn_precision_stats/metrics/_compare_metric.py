@@ -28,6 +28,7 @@ from ._bootstrap import (
     bootstrap_replicates,
     nan_mean,
     nan_std,
+    rounding_level,
 )
 from ._cells import Units, tabulate, tabulate_multilabel, tabulate_samples, units_from_counts
 from ._definitions import NAMED, PER_CLASS, SAMPLES, WHOLE_MATRIX, MeasureSpec
@@ -551,11 +552,7 @@ def compare_cells(
         extra = {key: nan for key in extra}
     # A standard error at the rounding level of the difference is zero (the
     # margins' pseudo-inverse of clustered counts leaves 1e-15, not 0).
-    no_variance = (
-        np.isfinite(diff)
-        & ~(diff_se > 1e-12 * np.maximum(1.0, np.abs(diff)))
-        & (units.n_records > 1)
-    )
+    no_variance = np.isfinite(diff) & ~(diff_se > rounding_level(diff)) & (units.n_records > 1)
     for r, c in zip(*np.nonzero(no_variance), strict=True):
         why = (
             "no variance across records (e.g. the two agree on every row that matters, "

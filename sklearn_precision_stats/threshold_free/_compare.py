@@ -16,7 +16,7 @@ from scipy import stats
 from ..engine._codes import encode_groups
 from ..engine._labels import encode_sorted
 from ..exceptions import UndefinedStatisticWarning
-from ..metrics._bootstrap import tie_slack
+from ..metrics._bootstrap import rounding_level
 from ..results._metric_comparison import MetricComparison
 from ..utils._random_state import check_random_state_any
 from ..utils._sklearn_compat import Interval, RealNotInt, StrOptions, validate_params
@@ -383,7 +383,7 @@ def _bca_limits(estimate, replicates, jackknife, level):
         # curve (precision at a recall) often repeat the estimate exactly,
         # up to the rounding of sums taken in another order (the replicates
         # sum weights, the estimate rows), which must not decide the side.
-        tied = np.abs(reps - estimate[j]) <= tie_slack(estimate[j])
+        tied = np.abs(reps - estimate[j]) <= rounding_level(estimate[j])
         below = np.count_nonzero((reps < estimate[j]) & ~tied) + 0.5 * np.count_nonzero(tied)
         z0 = stats.norm.ppf(min(max(below / n_rep, 1 / (2 * n_rep)), 1 - 1 / (2 * n_rep)))
         u = jack.mean() - jack
@@ -419,7 +419,7 @@ def _bootstrap_inference(estimates, reps, jack, level):
     diff_se = np.where(d_finite, diff_se, np.nan)
     # pROC's bootstrap test: the difference over the replicates' standard
     # deviation, referred to the standard normal.
-    constant = d_finite & (diff_se <= 1e-12 * np.maximum(1.0, np.abs(diff)))
+    constant = d_finite & (diff_se <= rounding_level(diff))
     with np.errstate(invalid="ignore", divide="ignore"):
         z = diff / diff_se
     pvalue = np.where(d_finite & ~constant, 2 * stats.norm.sf(np.abs(z)), np.nan)
